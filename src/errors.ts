@@ -1,0 +1,119 @@
+// The one error catalogue. Every error toolgate returns is OpenAI-shaped:
+// {error: {message, type, param, code}} with the status the catalogue gives.
+
+export type ErrorType =
+  | 'invalid_request_error'
+  | 'authentication_error'
+  | 'permission_error'
+  | 'not_found_error'
+  | 'rate_limit_error'
+  | 'server_error'
+  | 'upstream_error'
+  | 'timeout_error'
+  | 'not_implemented_error';
+
+export interface ErrorBody {
+  error: { message: string; type: string; param: string | null; code: string | null };
+}
+
+export class GatewayError extends Error {
+  readonly status: number;
+  readonly type: string;
+  readonly param: string | null;
+  readonly code: string | null;
+  readonly headers: Record<string, string>;
+
+  constructor(
+    status: number,
+    type: string,
+    message: string,
+    options: { param?: string | null; code?: string | null; headers?: Record<string, string> } = {},
+  ) {
+    super(message);
+    this.name = 'GatewayError';
+    this.status = status;
+    this.type = type;
+    this.param = options.param ?? null;
+    this.code = options.code ?? null;
+    this.headers = options.headers ?? {};
+  }
+
+  toBody(): ErrorBody {
+    return { error: { message: this.message, type: this.type, param: this.param, code: this.code } };
+  }
+}
+
+export const errors = {
+  invalidRequest: (message: string, param: string | null = null, code: string | null = null) =>
+    new GatewayError(400, 'invalid_request_error', message, { param, code }),
+  invalidJson: (detail: string) =>
+    new GatewayError(400, 'invalid_request_error', `We could not parse the JSON body of your request. (${detail})`, {
+      code: 'invalid_json',
+    }),
+  unrepairableHistory: (message: string) =>
+    new GatewayError(400, 'invalid_request_error', message, { param: 'messages', code: 'invalid_tool_history' }),
+  duplicateToolName: (name: string, param: string) =>
+    new GatewayError(400, 'invalid_request_error', `Duplicate tool name '${name}': every declared tool needs a unique name.`, {
+      param,
+      code: 'duplicate_tool_name',
+    }),
+  payloadTooLarge: (limitBytes: number) =>
+    new GatewayError(413, 'invalid_request_error', `Request body is larger than the ${limitBytes} byte limit.`, {
+      code: 'payload_too_large',
+    }),
+  unsupportedMediaType: (contentType: string) =>
+    new GatewayError(415, 'invalid_request_error', `Unsupported Content-Type '${contentType}': send application/json.`, {
+      code: 'unsupported_media_type',
+    }),
+  modelNotFound: (model: string) =>
+    new GatewayError(404, 'invalid_request_error', `The model '${model}' does not exist or you do not have access to it.`, {
+      param: 'model',
+      code: 'model_not_found',
+    }),
+  routeNotFound: (method: string, url: string) =>
+    new GatewayError(404, 'invalid_request_error', `Unknown request URL: ${method} ${url}.`, { code: 'unknown_url' }),
+  methodNotAllowed: (method: string, url: string) =>
+    new GatewayError(405, 'invalid_request_error', `Method ${method} is not allowed for ${url}.`, {
+      code: 'method_not_allowed',
+    }),
+  providerKeyMissing: (provider: string, envVar: string) =>
+    new GatewayError(
+      401,
+      'authentication_error',
+      `Provider '${provider}' has no API key configured: set ${envVar} in the gateway's environment and restart it.`,
+      { code: 'provider_key_missing' },
+    ),
+  notImplemented: (message: string) =>
+    new GatewayError(501, 'not_implemented_error', message, { code: 'not_implemented' }),
+  upstreamStatus: (status: number, message: string, type?: string | null, code?: string | null, param?: string | null) =>
+    new GatewayError(status, type ?? (status >= 500 ? 'upstream_error' : 'invalid_request_error'), message, {
+      code: code ?? null,
+      param: param ?? null,
+    }),
+  upstreamUnreachable: (provider: string, detail: string) =>
+    new GatewayError(502, 'upstream_error', `Could not reach provider '${provider}': ${detail}.`, {
+      code: 'upstream_unreachable',
+    }),
+  upstreamBadResponse: (provider: string, detail: string) =>
+    new GatewayError(502, 'upstream_error', `Provider '${provider}' sent a response toolgate could not read: ${detail}.`, {
+      code: 'upstream_bad_response',
+    }),
+  upstreamTimeout: (provider: string, timeoutMs: number) =>
+    new GatewayError(504, 'timeout_error', `Provider '${provider}' did not answer within ${timeoutMs} ms.`, {
+      code: 'upstream_timeout',
+    }),
+  streamIdleTimeout: (provider: string, idleMs: number) =>
+    new GatewayError(504, 'timeout_error', `Provider '${provider}' stream stalled: no data for ${idleMs} ms.`, {
+      code: 'stream_idle_timeout',
+    }),
+  internal: (message = 'The gateway hit an internal error; the request was not completed.') =>
+    new GatewayError(500, 'server_error', message, { code: 'internal_error' }),
+  shuttingDown: () =>
+    new GatewayError(503, 'server_error', 'The gateway is shutting down; retry on another instance.', {
+      code: 'shutting_down',
+    }),
+};
+
+export function isGatewayError(value: unknown): value is GatewayError {
+  return value instanceof GatewayError;
+}

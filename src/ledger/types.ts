@@ -1,0 +1,34 @@
+import type { AssistantMessage } from '../api/chat-types.js';
+
+// What the gateway remembers about an assistant message it returned.
+export interface LedgerEntry {
+  /** The assistant message exactly as the client received it (tool_calls with ids, names, arguments). */
+  message: AssistantMessage;
+  /** Fingerprint of the conversation prefix that produced it (see fingerprint.ts). */
+  prefixFingerprint: string;
+  provider: string;
+  model: string;
+  createdAt: number;
+  /** Provider-specific opaque data per tool call id (e.g. Gemini thought signatures, upstream ids). */
+  callMeta?: Record<string, Record<string, string>>;
+}
+
+/** A read-only view of the ledger fetched before the (pure) repair passes run. */
+export interface LedgerSnapshot {
+  byCallId: ReadonlyMap<string, LedgerEntry>;
+  byPrefix: ReadonlyMap<string, LedgerEntry>;
+}
+
+export interface LedgerQuery {
+  callIds: string[];
+  prefixFingerprints: string[];
+}
+
+/** Storage seam: memory (lru-cache, TTL + size bound) by default; Redis implements the same. */
+export interface CallLedger {
+  record(entry: LedgerEntry): Promise<void>;
+  lookup(query: LedgerQuery): Promise<LedgerSnapshot>;
+  close?(): Promise<void>;
+}
+
+export const EMPTY_SNAPSHOT: LedgerSnapshot = { byCallId: new Map(), byPrefix: new Map() };

@@ -1,0 +1,100 @@
+import type { ChatChunk, ChatCompletion, ChatRequest } from '../api/chat-types.js';
+import { errors } from '../errors.js';
+import { readSse } from './sse-reader.js';
+import type { ProviderAdapter, ProviderCallContext, ProviderCapabilities, ProviderSettings } from './types.js';
+import { UpstreamClient, upstreamErrorFrom, type UpstreamResponse } from './upstream-http.js';
+
+// OpenAI and OpenAI-compatible upstreams (OpenAI, Hugging Face router, Together, vLLM, …):
+// the wire format is already ours, so the adapter only sends, maps errors and reads SSE.
+
+const OPENAI_NAME_RULE = { pattern: /^[a-zA-Z0-9_-]{1,64}$/, maxLength: 64 };
+// Mistral-family chat templates reject tool call ids that are not exactly 9 alphanumerics.
+const MISTRAL_MODEL = /mistral|mixtral|codestral|devstral|magistral|ministral|pixtral/i;
+const MISTRAL_ID = /^[a-zA-Z0-9]{9}$/;
+
+export class OpenAICompatibleAdapter implements ProviderAdapter {
+  private readonly client: UpstreamClient;
+
+  constructor(readonly settings: ProviderSettings) {
+    this.client = new UpstreamClient(settings);
+  }
+
+  capabilities(upstreamModel: string): ProviderCapabilities {
+    return {
+      nativeTools: true,
+      toolNameRule: OPENAI_NAME_RULE,
+      toolCallIdPattern: this.settings.type === 'openai-compatible' && MISTRAL_MODEL.test(upstreamModel) ? MISTRAL_ID : undefined,
+    };
+  }
+
+  async complete(request: ChatRequest, context: ProviderCallContext): Promise<ChatCompletion> {
+    const response = await this.send({ ...request, model: context.upstreamModel, stream: false }, context);
+    let text: string;
+    try {
+      text = await response.body.text();
+    } catch (error) {
+      throw this.client.mapError(error, 'body');
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      throw errors.upstreamBadResponse(this.settings.name, `HTTP ${response.status} with a body that is not JSON`);
+    }
+    if (!isCompletion(parsed)) {
+      throw errors.upstreamBadResponse(this.settings.name, 'the JSON has no choices array');
+    }
+    return parsed;
+  }
+
+  async stream(request: ChatRequest, context: ProviderCallContext): Promise<AsyncIterable<ChatChunk>> {
+    const response = await this.send({ ...request, model: context.upstreamModel, stream: true }, context);
+    return this.chunks(response);
+  }
+
+  private async *chunks(response: UpstreamResponse): AsyncGenerator<ChatChunk> {
+    const provider = this.settings.name;
+    for await (const event of readSse(response.body, (error) => this.client.mapError(error, 'body'))) {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(event.data);
+      } catch {
+        throw errors.upstreamBadResponse(provider, 'a stream event that is not JSON');
+      }
+      const maybeError = (parsed as { error?: unknown }).error;
+      if (maybeError !== undefined && maybeError !== null) {
+        throw upstreamErrorFrom(provider, 502, event.data);
+      }
+      yield parsed as ChatChunk;
+    }
+  }
+
+  private async send(body: ChatRequest, context: ProviderCallContext): Promise<UpstreamResponse> {
+    const response = await this.client.post('/chat/completions', JSON.stringify(body), context.forwardHeaders, context.signal);
+    if (response.status >= 400) {
+      let text = '';
+      try {
+        text = await response.body.text();
+      } catch {
+        // the status says enough
+      }
+      throw upstreamErrorFrom(this.settings.name, response.status, text);
+    }
+    if (body.stream) {
+      const type = String(response.headers['content-type'] ?? '');
+      if (!type.includes('text/event-stream')) {
+        const text = await response.body.text().catch(() => '');
+        throw errors.upstreamBadResponse(this.settings.name, `expected an event stream, got '${type || 'no content-type'}' (${text.slice(0, 200)})`);
+      }
+    }
+    return response;
+  }
+
+  async close(): Promise<void> {
+    await this.client.close();
+  }
+}
+
+function isCompletion(value: unknown): value is ChatCompletion {
+  return typeof value === 'object' && value !== null && Array.isArray((value as { choices?: unknown }).choices);
+}

@@ -1,0 +1,52 @@
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import type { UpstreamResponse } from './upstream-http.js';
+
+export interface SseEvent {
+  event?: string;
+  data: string;
+}
+
+/**
+ * Reads an upstream SSE body event by event. Yields as soon as an event is complete; no
+ * whole-stream buffering. Stops at `data: [DONE]`. Transport errors are passed to `mapError`.
+ */
+export async function* readSse(
+  body: UpstreamResponse['body'],
+  mapError: (error: unknown) => Error,
+): AsyncGenerator<SseEvent> {
+  const pending: SseEvent[] = [];
+  const parser = createParser({
+    onEvent(message: EventSourceMessage) {
+      pending.push({ event: message.event, data: message.data });
+    },
+  });
+  const decoder = new TextDecoder();
+  let finished = false;
+  try {
+    for await (const bytes of body) {
+      parser.feed(decoder.decode(bytes as Uint8Array, { stream: true }));
+      while (pending.length > 0) {
+        const next = pending.shift() as SseEvent;
+        if (next.data === '[DONE]') {
+          finished = true;
+          return;
+        }
+        yield next;
+      }
+    }
+    finished = true;
+    parser.feed(decoder.decode());
+    parser.feed('\n\n'); // flush an event the upstream did not terminate
+    for (const next of pending) {
+      if (next.data === '[DONE]') return;
+      yield next;
+    }
+  } catch (error) {
+    throw mapError(error);
+  } finally {
+    // A finished stream keeps its pooled connection (dump reads the rest); an abandoned one
+    // (client gone, error) must release the upstream socket at once.
+    if (finished) body.dump({ limit: 65_536 }).catch(() => undefined);
+    else if (!body.destroyed) body.destroy();
+  }
+}

@@ -1,0 +1,59 @@
+import type { Logger } from 'pino';
+import type { ChatChunk, ChatCompletion, ChatRequest } from '../api/chat-types.js';
+import type { CallLedger } from '../ledger/types.js';
+
+export type ProviderType = 'openai' | 'openai-compatible' | 'gemini' | 'simulator';
+
+export interface ProviderSettings {
+  name: string;
+  type: ProviderType;
+  baseUrl: string;
+  apiKey?: string;
+  /** The env var the key comes from, named in errors when it is missing. */
+  apiKeyEnv?: string;
+  /** Time to the first upstream byte. */
+  timeoutMs: number;
+  /** Max gap between stream chunks. */
+  streamIdleTimeoutMs: number;
+  /** Extra static headers sent upstream (from config). */
+  headers: Record<string, string>;
+}
+
+export interface ProviderCallContext {
+  /** The model id sent upstream, unchanged (may contain '/' and ':'). */
+  upstreamModel: string;
+  /** Aborted when the client disconnects or the gateway gives up. */
+  signal: AbortSignal;
+  requestId: string;
+  log: Logger;
+  ledger: CallLedger;
+  /** Client headers that the allowlist lets through. */
+  forwardHeaders: Record<string, string>;
+}
+
+/** Rules an upstream puts on tool names; names breaking them are encoded reversibly. */
+export interface ToolNameRule {
+  pattern: RegExp;
+  maxLength: number;
+}
+
+export interface ProviderCapabilities {
+  /** Upstream accepts OpenAI `tools` natively. */
+  nativeTools: boolean;
+  toolNameRule: ToolNameRule;
+  /** Tool call ids must match this when history goes back (e.g. Mistral: 9 alphanumerics). */
+  toolCallIdPattern?: RegExp;
+}
+
+/**
+ * One small interface every upstream implements; quirks stay inside the adapter.
+ * `stream` resolves once the upstream accepted the request (status known), so errors before
+ * the first byte become proper HTTP statuses; errors after that are thrown from the iterator.
+ */
+export interface ProviderAdapter {
+  readonly settings: ProviderSettings;
+  capabilities(upstreamModel: string): ProviderCapabilities;
+  complete(request: ChatRequest, context: ProviderCallContext): Promise<ChatCompletion>;
+  stream(request: ChatRequest, context: ProviderCallContext): Promise<AsyncIterable<ChatChunk>>;
+  close?(): Promise<void>;
+}

@@ -1,0 +1,117 @@
+import { Pool, errors as undiciErrors, type Dispatcher } from 'undici';
+import { errors, GatewayError } from '../errors.js';
+import type { ProviderSettings } from './types.js';
+
+// Pooled HTTP to one upstream origin, with failures mapped to the error catalogue:
+// connect failures → 502, no headers within timeoutMs → 504, a stalled body → 504 (stream idle).
+
+export interface UpstreamResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Dispatcher.ResponseData['body'];
+}
+
+const HOP_BY_HOP = new Set([
+  'connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer',
+  'transfer-encoding', 'upgrade', 'host', 'content-length', 'authorization', 'x-api-key', 'x-goog-api-key', 'cookie',
+]);
+
+export class UpstreamClient {
+  private readonly pool: Pool;
+  private readonly basePath: string;
+
+  constructor(private readonly settings: ProviderSettings) {
+    const url = new URL(settings.baseUrl);
+    this.basePath = url.pathname.replace(/\/+$/, '');
+    this.pool = new Pool(url.origin, {
+      connections: 128,
+      pipelining: 1,
+      keepAliveTimeout: 30_000,
+      connect: { timeout: Math.min(settings.timeoutMs, 30_000) },
+    });
+  }
+
+  async post(
+    path: string,
+    body: string,
+    headers: Record<string, string>,
+    signal: AbortSignal,
+  ): Promise<UpstreamResponse> {
+    const outgoing: Record<string, string> = {};
+    for (const [name, value] of Object.entries(headers)) {
+      if (!HOP_BY_HOP.has(name.toLowerCase())) outgoing[name] = value;
+    }
+    Object.assign(outgoing, this.settings.headers, this.authHeaders(), { 'content-type': 'application/json' });
+    try {
+      const response = await this.pool.request({
+        method: 'POST',
+        path: this.basePath + path,
+        headers: outgoing,
+        body,
+        signal,
+        headersTimeout: this.settings.timeoutMs,
+        bodyTimeout: this.settings.streamIdleTimeoutMs,
+      });
+      return { status: response.statusCode, headers: response.headers, body: response.body };
+    } catch (error) {
+      throw this.mapError(error, 'before-headers');
+    }
+  }
+
+  /** Adapters override how the key is sent (Bearer by default). */
+  protected authHeaders(): Record<string, string> {
+    return this.settings.apiKey ? { authorization: `Bearer ${this.settings.apiKey}` } : {};
+  }
+
+  mapError(error: unknown, phase: 'before-headers' | 'body'): GatewayError {
+    if (error instanceof GatewayError) return error;
+    const name = this.settings.name;
+    if (error instanceof undiciErrors.HeadersTimeoutError) return errors.upstreamTimeout(name, this.settings.timeoutMs);
+    if (error instanceof undiciErrors.BodyTimeoutError) return errors.streamIdleTimeout(name, this.settings.streamIdleTimeoutMs);
+    if (error instanceof undiciErrors.ConnectTimeoutError) return errors.upstreamUnreachable(name, 'connect timeout');
+    if (error instanceof Error && error.name === 'AbortError') return errors.upstreamUnreachable(name, 'request aborted');
+    const code = (error as { code?: string })?.code ?? '';
+    const detail = code || (error instanceof Error ? error.message : 'unknown error');
+    return phase === 'before-headers'
+      ? errors.upstreamUnreachable(name, detail)
+      : errors.upstreamBadResponse(name, `connection lost mid-response (${detail})`);
+  }
+
+  async close(): Promise<void> {
+    await this.pool.close();
+  }
+}
+
+export function headerValue(headers: UpstreamResponse['headers'], name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** Turns an upstream's error body into the catalogue's error, keeping the upstream's own message. */
+export function upstreamErrorFrom(provider: string, status: number, text: string): GatewayError {
+  let message = text.trim().slice(0, 2000);
+  let type: string | null = null;
+  let code: string | null = null;
+  let param: string | null = null;
+  try {
+    const parsed = JSON.parse(text) as { error?: unknown; message?: unknown; detail?: unknown };
+    const inner = Array.isArray(parsed) ? (parsed[0] as typeof parsed) : parsed;
+    const err = inner?.error ?? inner;
+    if (typeof err === 'string') message = err;
+    else if (err && typeof err === 'object') {
+      const fields = err as { message?: unknown; type?: unknown; code?: unknown; param?: unknown; status?: unknown };
+      if (typeof fields.message === 'string') message = fields.message;
+      if (typeof fields.type === 'string') type = fields.type;
+      if (typeof fields.code === 'string') code = fields.code;
+      else if (typeof fields.status === 'string') code = fields.status;
+      if (typeof fields.param === 'string') param = fields.param;
+    }
+    if (typeof inner?.detail === 'string') message = inner.detail;
+  } catch {
+    // not JSON: keep the raw text
+  }
+  if (!message) message = `Provider '${provider}' answered HTTP ${status} with an empty body.`;
+  const mappedStatus = status >= 400 && status <= 599 ? status : 502;
+  const error = errors.upstreamStatus(mappedStatus, message, type, code, param);
+  return error;
+}

@@ -1,0 +1,45 @@
+import type { ChatRequest, ToolDefinition } from '../api/chat-types.js';
+import type { LedgerSnapshot } from '../ledger/types.js';
+
+/** One thing a pass noticed (and, in repair mode, fixed). `index` is the message index, or -1. */
+export interface Finding {
+  kind: string;
+  index: number;
+  detail: string;
+  /**
+   * True when the finding changed nothing (a note: a loop without loopNote, corrupted text kept,
+   * an ambiguous but applied match is NOT advisory). Advisory findings are left out of the
+   * x-toolgate-repairs header and never make strict mode reject.
+   */
+  advisory?: boolean;
+}
+
+export interface RepairOptions {
+  mode: 'repair' | 'strict';
+  /** Pass names switched off in config. */
+  disabled: ReadonlySet<string>;
+  missingResultText: string;
+  corruptedContent: 'drop' | 'keep';
+  loopThreshold: number;
+  loopNote: boolean;
+}
+
+export interface RepairContext {
+  /** Declared tools by name, after tool-definition normalization. */
+  declaredTools: ReadonlyMap<string, ToolDefinition>;
+  ledger: LedgerSnapshot;
+  options: RepairOptions;
+  /** The scope the pipeline passed to ledgerQueryFor (tenant separation); same value here. */
+  ledgerScope?: string;
+}
+
+export interface PassResult {
+  request: ChatRequest;
+  findings: Finding[];
+}
+
+/** A pure repair pass: no I/O, never mutates its input. */
+export interface RepairPass {
+  name: string;
+  run(request: ChatRequest, context: RepairContext): PassResult;
+}
