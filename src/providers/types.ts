@@ -1,4 +1,4 @@
-import type { Logger } from 'pino';
+import type { FastifyBaseLogger as Logger } from 'fastify';
 import type { ChatChunk, ChatCompletion, ChatRequest } from '../api/chat-types.js';
 import type { CallLedger } from '../ledger/types.js';
 

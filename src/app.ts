@@ -1,0 +1,160 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import type { LoadedConfig } from './config/load.js';
+import { errors } from './errors.js';
+import type { Gateway } from './gateway.js';
+import { toGatewayError } from './http/errors.js';
+import { MemoryLedger } from './ledger/memory.js';
+import type { CallLedger } from './ledger/types.js';
+import { createMetrics, createPriceLookup, type Endpoint, type PriceTable } from './metrics/index.js';
+import { createProviders } from './providers/registry.js';
+import { ModelRouter } from './routing/router.js';
+import { registerChatCompletions } from './routes/chat-completions.js';
+import { registerHealth, type Readiness } from './routes/health.js';
+import { registerLint } from './routes/lint.js';
+import { registerMetrics } from './routes/metrics.js';
+import { registerModels } from './routes/models.js';
+import { peekRequestInfo } from './routes/request-context.js';
+
+export interface BuildOptions {
+  logger: Logger;
+  ledger?: CallLedger;
+}
+
+export interface BuiltApp {
+  app: FastifyInstance;
+  gateway: Gateway;
+  readiness: Readiness;
+}
+
+const REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+export async function buildApp(loaded: LoadedConfig, options: BuildOptions): Promise<BuiltApp> {
+  const { config } = loaded;
+  const providers = createProviders(config, loaded.keyEnvVars);
+  const router = new ModelRouter(config, providers);
+  const gateway: Gateway = {
+    loaded,
+    router,
+    providers,
+    ledger: options.ledger ?? new MemoryLedger({ ttlMs: config.ledger.ttlSeconds * 1000, maxEntries: config.ledger.maxEntries }),
+    metrics: createMetrics({ knownModels: router.configuredModelNames, pricing: createPriceLookup(configuredPrices(loaded)) }),
+    log: options.logger,
+    repairOptions: {
+      mode: config.repair.mode,
+      disabled: new Set(config.repair.disabled),
+      missingResultText: config.repair.missingResultText,
+      corruptedContent: config.repair.corruptedContent,
+      loopThreshold: config.repair.loopThreshold,
+      loopNote: config.repair.loopNote,
+    },
+    promptModeModels: new Set(),
+    forwardHeaderNames: new Set(config.server.forwardHeaders.map((name) => name.toLowerCase())),
+  };
+
+  const app = Fastify({
+    loggerInstance: options.logger as FastifyBaseLogger,
+    disableRequestLogging: true,
+    bodyLimit: config.server.bodyLimitBytes,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : `req_${randomUUID().replace(/-/g, '')}`;
+    },
+    forceCloseConnections: 'idle',
+    return503OnClosing: true,
+  });
+
+  // Bodies are JSON whatever the content-type says (some clients omit it); parse errors → 400.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text.trim() === '') return done(null, undefined);
+    try {
+      done(null, JSON.parse(text));
+    } catch (error) {
+      done(errors.invalidJson((error as Error).message), undefined);
+    }
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+    const started = performance.now();
+    // One log line per request, written when the response is done (JSON or SSE, even hijacked).
+    reply.raw.once('close', () => {
+      const info = peekRequestInfo(request);
+      const latencyMs = Math.round((performance.now() - started) * 10) / 10;
+      const status = reply.raw.statusCode;
+      const aborted = !reply.raw.writableFinished;
+      gateway.metrics.observeRequest({
+        endpoint: info?.endpoint ?? endpointOf(request.routeOptions.url),
+        status,
+        durationSeconds: latencyMs / 1000,
+        ...(info?.llmCalls ? { upstreamSeconds: info.upstreamSeconds } : {}),
+      });
+      request.log.info(
+        {
+          reqId: request.id,
+          method: request.method,
+          url: request.url,
+          status,
+          latencyMs,
+          ...(aborted ? { clientAborted: true } : {}),
+          ...(info ? { model: info.model, provider: info.provider, upstreamModel: info.upstreamModel, stream: info.stream, usage: info.usage, repairs: info.repairs, toolMode: info.toolMode, llmCalls: info.llmCalls, error: info.error } : {}),
+        },
+        'request',
+      );
+    });
+  });
+
+  app.setErrorHandler((error, request, reply) => {
+    const mapped = toGatewayError(error, config.server.bodyLimitBytes);
+    const info = peekRequestInfo(request);
+    if (info) info.error = mapped.message;
+    if (mapped.status >= 500 && mapped.code === 'internal_error') request.log.error({ err: error }, 'unhandled error');
+    return reply.code(mapped.status).headers(mapped.headers).send(mapped.toBody());
+  });
+  app.setNotFoundHandler((request, reply) => {
+    const error = errors.routeNotFound(request.method, request.url.split('?')[0]);
+    return reply.code(error.status).send(error.toBody());
+  });
+
+  const readiness: Readiness = { ready: false };
+  registerHealth(app, readiness);
+  registerModels(app, gateway);
+  registerChatCompletions(app, gateway);
+  registerLint(app, gateway);
+  registerMetrics(app, gateway);
+
+  app.addHook('onClose', async () => {
+    readiness.ready = false;
+    await Promise.allSettled([...providers.values()].map((provider) => provider.close?.()));
+    await gateway.ledger.close?.();
+    gateway.metrics.close();
+  });
+  await app.ready();
+  readiness.ready = true;
+  return { app, gateway, readiness };
+}
+
+function configuredPrices(loaded: LoadedConfig): PriceTable {
+  const table: Record<string, { inputPerMTok: number; outputPerMTok: number; cachedInputPerMTok?: number }> = {};
+  for (const model of Object.values(loaded.config.models)) {
+    if (model.pricing) table[`${model.provider}/${model.model}`] = model.pricing;
+  }
+  return table;
+}
+
+const ENDPOINT_BY_ROUTE: Record<string, Endpoint> = {
+  '/v1/chat/completions': 'chat_completions',
+  '/v1/responses': 'responses',
+  '/v1/models': 'models',
+  '/v1/models/*': 'models',
+  '/healthz': 'health',
+  '/readyz': 'health',
+  '/metrics': 'metrics',
+};
+
+function endpointOf(route: string | undefined): Endpoint {
+  return (route && ENDPOINT_BY_ROUTE[route]) || 'other';
+}

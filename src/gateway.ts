@@ -1,0 +1,22 @@
+import type { Logger } from 'pino';
+import type { LoadedConfig } from './config/load.js';
+import type { CallLedger } from './ledger/types.js';
+import type { ProviderAdapter } from './providers/types.js';
+import type { ModelRouter } from './routing/router.js';
+import type { Metrics } from './metrics/index.js';
+import type { RepairOptions } from './repair/types.js';
+
+/** Everything a request needs, built once at startup and shared read-only by the pipeline. */
+export interface Gateway {
+  loaded: LoadedConfig;
+  router: ModelRouter;
+  providers: ReadonlyMap<string, ProviderAdapter>;
+  ledger: CallLedger;
+  metrics: Metrics;
+  repairOptions: RepairOptions;
+  log: Logger;
+  /** Models an upstream refused native tools for: served in prompt mode from then on. */
+  promptModeModels: Set<string>;
+  /** Lower-cased client header names forwarded upstream. */
+  forwardHeaderNames: ReadonlySet<string>;
+}

@@ -1,0 +1,155 @@
+// Task tracking for toolgate_llm_calls_per_task. A task is one agent run: the LLM calls from the
+// first user message to a final answer without tool calls. Every upstream call (retries and
+// fallbacks included) adds 1; the count is observed when the task ends — at a final answer, after
+// `idleMs` without a call, or when the map is full and the task is the least recently active.
+import { createHash, randomUUID } from 'node:crypto';
+import type { ChatMessage } from '../api/chat-types.js';
+import type { TaskEndReason } from './types.js';
+
+export interface TaskKeyInput {
+  /** The `x-toolgate-task-id` request header. */
+  headerTaskId?: string | null;
+  /** The OpenAI `user` field. */
+  user?: unknown;
+  /** The OpenAI `metadata` field (task_id / session_id / conversation_id / thread_id are used). */
+  metadata?: unknown;
+  messages: ReadonlyArray<Pick<ChatMessage, 'role' | 'content'>>;
+}
+
+const METADATA_TASK_FIELDS = [
+  'task_id',
+  'taskId',
+  'session_id',
+  'sessionId',
+  'conversation_id',
+  'conversationId',
+  'thread_id',
+  'threadId',
+] as const;
+
+const MAX_RAW_KEY = 128;
+
+function digest(text: string): string {
+  return createHash('sha256').update(text).digest('base64url').slice(0, 22);
+}
+
+function idKey(prefix: string, value: unknown): string | undefined {
+  if (typeof value === 'number' && Number.isFinite(value)) value = String(value);
+  if (typeof value !== 'string' || value.length === 0) return undefined;
+  return value.length <= MAX_RAW_KEY ? `${prefix}:${value}` : `${prefix}#${digest(value)}`;
+}
+
+function contentText(message: Pick<ChatMessage, 'content'> | undefined): string {
+  const content = message?.content;
+  if (content === undefined || content === null) return '';
+  return typeof content === 'string' ? content : JSON.stringify(content);
+}
+
+/**
+ * The task a request belongs to, most explicit first: the `x-toolgate-task-id` header, a task or
+ * session id in `metadata`, the `user` field, else a fingerprint of the system prompt plus the
+ * first user message (stable across the turns of one agent run). A request with neither a system
+ * nor a user message gets a key of its own.
+ */
+export function taskKeyFor(input: TaskKeyInput): string {
+  const explicit = idKey('header', input.headerTaskId);
+  if (explicit) return explicit;
+  const metadata = input.metadata;
+  if (metadata !== null && typeof metadata === 'object' && !Array.isArray(metadata)) {
+    const fields = metadata as Record<string, unknown>;
+    for (const field of METADATA_TASK_FIELDS) {
+      const key = idKey('metadata', fields[field]);
+      if (key) return key;
+    }
+  }
+  const user = idKey('user', input.user);
+  if (user) return user;
+  const system = input.messages.find((m) => m.role === 'system' || m.role === 'developer');
+  const firstUser = input.messages.find((m) => m.role === 'user');
+  if (!system && !firstUser) return `once:${randomUUID()}`;
+  return `fp:${digest(`${contentText(system)}\u0000${contentText(firstUser)}`)}`;
+}
+
+export interface TaskTrackerOptions {
+  idleMs: number;
+  maxTasks: number;
+  onEnd(calls: number, reason: TaskEndReason): void;
+  now?: () => number;
+}
+
+interface Task {
+  calls: number;
+  lastCall: number;
+}
+
+/** Bounded map of open tasks in least-recently-active order; one unref'd sweep timer. */
+export class TaskTracker {
+  private readonly tasks = new Map<string, Task>();
+  private readonly now: () => number;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly options: TaskTrackerOptions) {
+    this.now = options.now ?? Date.now;
+  }
+
+  get size(): number {
+    return this.tasks.size;
+  }
+
+  call(key: string, calls = 1): void {
+    const now = this.now();
+    const task = this.tasks.get(key);
+    if (task) {
+      this.tasks.delete(key); // re-insert: Map order stays least recently active first
+      task.calls += calls;
+      task.lastCall = now;
+      this.tasks.set(key, task);
+      return;
+    }
+    if (this.tasks.size >= this.options.maxTasks) this.evictOldest();
+    this.tasks.set(key, { calls, lastCall: now });
+    this.startSweeper();
+  }
+
+  end(key: string): void {
+    const task = this.tasks.get(key);
+    if (!task) return;
+    this.tasks.delete(key);
+    this.options.onEnd(task.calls, 'final');
+  }
+
+  /** Ends every task idle for `idleMs` or more (the timer calls this; tests may too). */
+  sweep(now = this.now()): void {
+    for (const [key, task] of this.tasks) {
+      if (now - task.lastCall < this.options.idleMs) break;
+      this.tasks.delete(key);
+      this.options.onEnd(task.calls, 'idle');
+    }
+    if (this.tasks.size === 0) this.stopSweeper();
+  }
+
+  close(): void {
+    this.stopSweeper();
+  }
+
+  private evictOldest(): void {
+    const oldest = this.tasks.entries().next();
+    if (oldest.done) return;
+    const [key, task] = oldest.value;
+    this.tasks.delete(key);
+    this.options.onEnd(task.calls, 'evicted');
+  }
+
+  private startSweeper(): void {
+    if (this.timer) return;
+    const every = Math.min(Math.max(Math.floor(this.options.idleMs / 4), 10), 60_000);
+    this.timer = setInterval(() => this.sweep(), every);
+    this.timer.unref();
+  }
+
+  private stopSweeper(): void {
+    if (!this.timer) return;
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+}

@@ -1,0 +1,82 @@
+import type { FastifyBaseLogger as Logger } from 'fastify';
+import type { AssistantMessage, ChatChunk, ChatCompletion, ChatRequest, ToolCall, Usage } from '../api/chat-types.js';
+import type { Gateway } from '../gateway.js';
+import { prefixFingerprint } from '../ledger/fingerprint.js';
+import type { ResolvedModel } from '../routing/router.js';
+
+// The call ledger remembers every tool-calling answer exactly as the client got it, keyed by
+// call id and by the fingerprint of the conversation that produced it, so a later request that
+// lost the calls can get them back. Keyed on the client's own (pre-repair) messages, because
+// that is what the client will send again.
+
+export async function recordAnswer(
+  gateway: Gateway,
+  clientRequest: ChatRequest,
+  completion: ChatCompletion,
+  target: ResolvedModel,
+  log: Logger,
+): Promise<void> {
+  const message = completion.choices[0]?.message;
+  if (!message?.tool_calls?.length) return;
+  await remember(gateway, clientRequest, message, target, log);
+}
+
+async function remember(
+  gateway: Gateway,
+  clientRequest: ChatRequest,
+  message: AssistantMessage,
+  target: ResolvedModel,
+  log: Logger,
+): Promise<void> {
+  try {
+    await gateway.ledger.record({
+      message,
+      prefixFingerprint: prefixFingerprint(clientRequest.messages, clientRequest.messages.length),
+      provider: target.provider.settings.name,
+      model: target.requested,
+      createdAt: Date.now(),
+    });
+  } catch (error) {
+    // The answer already reached (or is reaching) the client; a ledger outage costs only future repairs.
+    log.warn({ err: error }, 'call ledger write failed');
+  }
+}
+
+/** Rebuilds the assistant message from normalized stream chunks (choice 0) and records it at the end. */
+export class StreamAnswerRecorder {
+  private content = '';
+  private readonly calls: ToolCall[] = [];
+  usage: Usage | undefined;
+
+  constructor(
+    private readonly gateway: Gateway,
+    private readonly clientRequest: ChatRequest,
+    private readonly target: ResolvedModel,
+    private readonly log: Logger,
+  ) {}
+
+  observe(chunk: ChatChunk): void {
+    if (chunk.usage) this.usage = chunk.usage;
+    const choice = chunk.choices[0];
+    if (!choice || choice.index !== 0) return;
+    const delta = choice.delta;
+    if (typeof delta.content === 'string') this.content += delta.content;
+    for (const part of delta.tool_calls ?? []) {
+      let call = this.calls[part.index];
+      if (!call) {
+        call = { id: '', type: 'function', function: { name: '', arguments: '' } };
+        this.calls[part.index] = call;
+      }
+      if (part.id) call.id = part.id;
+      if (part.function?.name) call.function.name += part.function.name;
+      if (part.function?.arguments) call.function.arguments += part.function.arguments;
+    }
+  }
+
+  async finish(): Promise<void> {
+    const calls = this.calls.filter(Boolean);
+    if (calls.length === 0) return;
+    const message: AssistantMessage = { role: 'assistant', content: this.content || null, tool_calls: calls };
+    await remember(this.gateway, this.clientRequest, message, this.target, this.log);
+  }
+}

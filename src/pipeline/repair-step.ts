@@ -1,0 +1,38 @@
+import type { FastifyBaseLogger as Logger } from 'fastify';
+import type { ChatRequest } from '../api/chat-types.js';
+import type { Gateway } from '../gateway.js';
+import { ledgerQueryFor } from '../ledger/fingerprint.js';
+import { EMPTY_SNAPSHOT } from '../ledger/types.js';
+import { declaredToolsOf, repairRequest, summarizeFindings } from '../repair/index.js';
+import type { Finding, RepairOptions } from '../repair/types.js';
+
+export interface RepairOutcome {
+  request: ChatRequest;
+  findings: Finding[];
+  /** Value of the x-toolgate-repairs header; undefined when nothing was repaired. */
+  header?: string;
+}
+
+/** Fetches what the ledger knows about this history (the only I/O), then runs the pure passes. */
+export async function repairStep(
+  request: ChatRequest,
+  gateway: Gateway,
+  log: Logger,
+  options: RepairOptions = gateway.repairOptions,
+): Promise<RepairOutcome> {
+  const query = ledgerQueryFor(request);
+  const ledger =
+    query.callIds.length > 0 || query.prefixFingerprints.length > 0 ? await gateway.ledger.lookup(query) : EMPTY_SNAPSHOT;
+  const result = repairRequest(request, {
+    declaredTools: declaredToolsOf(request),
+    ledger,
+    options,
+  });
+  if (result.findings.length > 0 && options === gateway.repairOptions) {
+    gateway.metrics.repairs(result.findings);
+    const loops = result.findings.filter((finding) => finding.kind === 'tool_loop').length;
+    if (loops > 0) gateway.metrics.toolLoop(loops);
+    log.debug({ findings: result.findings }, 'history repaired');
+  }
+  return { request: result.request, findings: result.findings, header: summarizeFindings(result.findings) };
+}

@@ -1,0 +1,22 @@
+import type { Usage } from '../api/chat-types.js';
+import type { Endpoint } from '../metrics/index.js';
+
+/** What one request did, filled in along the pipeline; logged as one line when it ends. */
+export interface RequestInfo {
+  endpoint: Endpoint;
+  model?: string;
+  provider?: string;
+  upstreamModel?: string;
+  stream?: boolean;
+  usage?: Usage;
+  repairs?: string;
+  toolMode?: string;
+  llmCalls: number;
+  /** Seconds spent waiting on upstreams (for the gateway-overhead metric). */
+  upstreamSeconds: number;
+  error?: string;
+}
+
+export function newRequestInfo(endpoint: Endpoint): RequestInfo {
+  return { endpoint, llmCalls: 0, upstreamSeconds: 0 };
+}

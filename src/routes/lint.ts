@@ -1,0 +1,31 @@
+import type { FastifyInstance } from 'fastify';
+import { parseChatRequest } from '../api/chat-schema.js';
+import type { Gateway } from '../gateway.js';
+import { repairStep } from '../pipeline/repair-step.js';
+import { isGatewayError } from '../errors.js';
+
+// POST /v1/toolgate/lint: what toolgate would repair in a chat completions body, and the repaired
+// request, without calling any upstream. For people debugging their agents.
+export function registerLint(app: FastifyInstance, gateway: Gateway): void {
+  const repairMode = { ...gateway.repairOptions, mode: 'repair' as const };
+  const strictMode = { ...gateway.repairOptions, mode: 'strict' as const };
+  app.post('/v1/toolgate/lint', async (request) => {
+    const chat = parseChatRequest(request.body);
+    const repaired = await repairStep(chat, gateway, request.log, repairMode);
+    let strictError: string | null = null;
+    try {
+      await repairStep(chat, gateway, request.log, strictMode);
+    } catch (error) {
+      if (!isGatewayError(error)) throw error;
+      strictError = error.message;
+    }
+    return {
+      object: 'toolgate.lint',
+      valid: repaired.findings.length === 0,
+      findings: repaired.findings,
+      summary: repaired.header ?? null,
+      strict_mode_error: strictError,
+      repaired_request: repaired.request,
+    };
+  });
+}

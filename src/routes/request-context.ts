@@ -1,0 +1,17 @@
+import type { FastifyRequest } from 'fastify';
+import type { Endpoint } from '../metrics/index.js';
+import { newRequestInfo, type RequestInfo } from '../pipeline/request-info.js';
+
+const INFO = Symbol('toolgate.requestInfo');
+type WithInfo = FastifyRequest & { [INFO]?: RequestInfo };
+
+/** The per-request record the access log line and the request metrics read at the end. */
+export function requestInfoOf(request: FastifyRequest, endpoint: Endpoint): RequestInfo {
+  const holder = request as WithInfo;
+  if (!holder[INFO]) holder[INFO] = newRequestInfo(endpoint);
+  return holder[INFO];
+}
+
+export function peekRequestInfo(request: FastifyRequest): RequestInfo | undefined {
+  return (request as WithInfo)[INFO];
+}
