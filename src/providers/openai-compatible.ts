@@ -1,7 +1,8 @@
 import type { ChatChunk, ChatCompletion, ChatRequest } from '../api/chat-types.js';
 import { errors } from '../errors.js';
 import { readSse } from './sse-reader.js';
-import type { ProviderAdapter, ProviderCallContext, ProviderCapabilities, ProviderSettings } from './types.js';
+import type { NativeResponses, ProviderAdapter, ProviderCallContext, ProviderCapabilities, ProviderSettings } from './types.js';
+import type { SseEvent } from './sse-reader.js';
 import { UpstreamClient, upstreamErrorFrom, type UpstreamResponse } from './upstream-http.js';
 
 // OpenAI and OpenAI-compatible upstreams (OpenAI, Hugging Face router, Together, vLLM, …):
@@ -14,9 +15,17 @@ const MISTRAL_ID = /^[a-zA-Z0-9]{9}$/;
 
 export class OpenAICompatibleAdapter implements ProviderAdapter {
   private readonly client: UpstreamClient;
+  readonly responses?: NativeResponses;
 
   constructor(readonly settings: ProviderSettings) {
     this.client = new UpstreamClient(settings);
+    // Only OpenAI itself is known to serve /responses; compatible hosts get the bridge.
+    if (settings.type === 'openai') {
+      this.responses = {
+        create: (body, context) => this.postJson('/responses', body, context),
+        stream: async (body, context) => this.events(await this.post('/responses', { ...body, stream: true }, context, true)),
+      };
+    }
   }
 
   capabilities(upstreamModel: string): ProviderCapabilities {
@@ -28,7 +37,20 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
   }
 
   async complete(request: ChatRequest, context: ProviderCallContext): Promise<ChatCompletion> {
-    const response = await this.send({ ...request, model: context.upstreamModel, stream: false }, context);
+    const parsed = await this.postJson('/chat/completions', { ...request, model: context.upstreamModel, stream: false }, context);
+    if (!isCompletion(parsed)) {
+      throw errors.upstreamBadResponse(this.settings.name, 'the JSON has no choices array');
+    }
+    return parsed;
+  }
+
+  async stream(request: ChatRequest, context: ProviderCallContext): Promise<AsyncIterable<ChatChunk>> {
+    const response = await this.post('/chat/completions', { ...request, model: context.upstreamModel, stream: true }, context, true);
+    return this.chunks(response);
+  }
+
+  private async postJson(path: string, body: Record<string, unknown>, context: ProviderCallContext): Promise<Record<string, unknown>> {
+    const response = await this.post(path, body, context, false);
     let text: string;
     try {
       text = await response.body.text();
@@ -41,15 +63,14 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
     } catch {
       throw errors.upstreamBadResponse(this.settings.name, `HTTP ${response.status} with a body that is not JSON`);
     }
-    if (!isCompletion(parsed)) {
-      throw errors.upstreamBadResponse(this.settings.name, 'the JSON has no choices array');
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+      throw errors.upstreamBadResponse(this.settings.name, 'the JSON body is not an object');
     }
-    return parsed;
+    return parsed as Record<string, unknown>;
   }
 
-  async stream(request: ChatRequest, context: ProviderCallContext): Promise<AsyncIterable<ChatChunk>> {
-    const response = await this.send({ ...request, model: context.upstreamModel, stream: true }, context);
-    return this.chunks(response);
+  private async *events(response: UpstreamResponse): AsyncGenerator<SseEvent> {
+    yield* readSse(response.body, (error) => this.client.mapError(error, 'body'));
   }
 
   private async *chunks(response: UpstreamResponse): AsyncGenerator<ChatChunk> {
@@ -69,8 +90,8 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
     }
   }
 
-  private async send(body: ChatRequest, context: ProviderCallContext): Promise<UpstreamResponse> {
-    const response = await this.client.post('/chat/completions', JSON.stringify(body), context.forwardHeaders, context.signal);
+  private async post(path: string, body: Record<string, unknown>, context: ProviderCallContext, stream: boolean): Promise<UpstreamResponse> {
+    const response = await this.client.post(path, JSON.stringify(body), context.forwardHeaders, context.signal);
     if (response.status >= 400) {
       let text = '';
       try {
@@ -80,7 +101,7 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
       }
       throw upstreamErrorFrom(this.settings.name, response.status, text);
     }
-    if (body.stream) {
+    if (stream) {
       const type = String(response.headers['content-type'] ?? '');
       if (!type.includes('text/event-stream')) {
         const text = await response.body.text().catch(() => '');

@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger as Logger } from 'fastify';
 import type { ChatChunk, ChatCompletion, ChatRequest } from '../api/chat-types.js';
 import type { CallLedger } from '../ledger/types.js';
+import type { SseEvent } from './sse-reader.js';
 
 export type ProviderType = 'openai' | 'openai-compatible' | 'gemini' | 'simulator';
 
@@ -55,5 +56,14 @@ export interface ProviderAdapter {
   capabilities(upstreamModel: string): ProviderCapabilities;
   complete(request: ChatRequest, context: ProviderCallContext): Promise<ChatCompletion>;
   stream(request: ChatRequest, context: ProviderCallContext): Promise<AsyncIterable<ChatChunk>>;
+  /** Present when the upstream speaks the OpenAI Responses API natively (passthrough after repair). */
+  responses?: NativeResponses;
   close?(): Promise<void>;
+}
+
+/** Native `POST {base}/responses`: bodies in OpenAI Responses shape, errors mapped to the catalogue. */
+export interface NativeResponses {
+  create(body: Record<string, unknown>, context: ProviderCallContext): Promise<Record<string, unknown>>;
+  /** Resolves once the upstream accepted the request; yields its SSE events (`event:` + JSON data). */
+  stream(body: Record<string, unknown>, context: ProviderCallContext): Promise<AsyncIterable<SseEvent>>;
 }

@@ -1,0 +1,140 @@
+import type { ChatChunk, ChatCompletion, ChatRequest } from '../../api/chat-types.js';
+import { errors } from '../../errors.js';
+import { readSse, type SseEvent } from '../sse-reader.js';
+import type { ProviderAdapter, ProviderCallContext, ProviderCapabilities, ProviderSettings, ToolNameRule } from '../types.js';
+import { headerValue, UpstreamClient, type UpstreamResponse } from '../upstream-http.js';
+import { geminiError } from './errors.js';
+import { buildRequest, modelPath } from './request.js';
+import { toCompletion, type AnswerContext } from './response.js';
+import { isJsonObject } from './schema.js';
+import { lookupCallMeta, recordCallMeta } from './signatures.js';
+import { StreamTranslator } from './stream.js';
+import type { GenerateContentResponse } from './wire-types.js';
+
+// The Gemini adapter: translate, POST to models/{model}:generateContent (or
+// :streamGenerateContent?alt=sse), translate back. Thought signatures go through the ledger.
+
+/** FunctionDeclaration.name: a letter or `_` first, then [a-zA-Z0-9_.:-], at most 64. */
+export const GEMINI_NAME_RULE: ToolNameRule = { pattern: /^[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}$/, maxLength: 64 };
+
+/** The key goes in x-goog-api-key, never in the URL (URLs end up in logs). */
+class GeminiClient extends UpstreamClient {
+  private readonly key: string | undefined;
+  constructor(settings: ProviderSettings) {
+    super(settings);
+    this.key = settings.apiKey;
+  }
+  protected override authHeaders(): Record<string, string> {
+    return this.key ? { 'x-goog-api-key': this.key } : {};
+  }
+}
+
+export class GeminiAdapter implements ProviderAdapter {
+  private readonly client: GeminiClient;
+
+  constructor(readonly settings: ProviderSettings) {
+    this.client = new GeminiClient(settings);
+  }
+
+  capabilities(): ProviderCapabilities {
+    return { nativeTools: true, toolNameRule: GEMINI_NAME_RULE };
+  }
+
+  async complete(request: ChatRequest, context: ProviderCallContext): Promise<ChatCompletion> {
+    const { answer, response } = await this.send(request, context, false);
+    const text = await response.body.text().catch((error: unknown) => {
+      throw this.client.mapError(error, 'body');
+    });
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      throw errors.upstreamBadResponse(this.settings.name, 'the body is not JSON');
+    }
+    if (!isJsonObject(parsed)) throw errors.upstreamBadResponse(this.settings.name, 'the body is not a JSON object');
+    const { completion, callMeta } = toCompletion(parsed as GenerateContentResponse, answer);
+    const messages = completion.choices.map((c) => c.message);
+    await recordCallMeta(context.ledger, { messages, callMeta, provider: this.settings.name, model: context.upstreamModel }, answer.warn);
+    return completion;
+  }
+
+  /** Resolves after the first upstream event, so a blocked prompt or early error is a real HTTP status. */
+  async stream(request: ChatRequest, context: ProviderCallContext): Promise<AsyncIterable<ChatChunk>> {
+    const { answer, response } = await this.send(request, context, true);
+    const translator = new StreamTranslator(answer, request.stream_options?.include_usage === true);
+    const events = readSse(response.body, (error) => this.client.mapError(error, 'body'));
+    const first = await this.nextEvent(events);
+    const firstChunks = first ? translator.push(first) : [];
+    const recorded = new Set<string>();
+    // Records calls not yet recorded; runs before any finish chunk goes out, because a fast
+    // client may send the next turn (with these calls) as soon as it sees finish_reason.
+    const record = async () => {
+      const pending = Object.keys(translator.callMeta).filter((id) => !recorded.has(id));
+      if (pending.length === 0) return;
+      pending.forEach((id) => recorded.add(id));
+      const messages = translator.messages().filter((m) => m.tool_calls?.some((c) => pending.includes(c.id)));
+      await recordCallMeta(context.ledger, { messages, callMeta: translator.callMeta, provider: this.settings.name, model: context.upstreamModel }, answer.warn);
+    };
+    return this.chunks(events, translator, firstChunks, record);
+  }
+
+  private async *chunks(events: AsyncGenerator<SseEvent>, translator: StreamTranslator, firstChunks: ChatChunk[], record: () => Promise<void>): AsyncGenerator<ChatChunk> {
+    const emit = async function* (chunks: ChatChunk[]) {
+      for (const chunk of chunks) {
+        if (chunk.choices.length === 0 || chunk.choices.some((c) => c.finish_reason !== null)) await record();
+        yield chunk;
+      }
+    };
+    try {
+      yield* emit(firstChunks);
+      for (let event = await this.nextEvent(events); event; event = await this.nextEvent(events)) {
+        yield* emit(translator.push(event));
+      }
+      yield* emit(translator.end());
+    } finally {
+      await events.return(undefined);
+    }
+  }
+
+  private async nextEvent(events: AsyncGenerator<SseEvent>): Promise<GenerateContentResponse | null> {
+    const next = await events.next();
+    if (next.done) return null;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(next.value.data);
+    } catch {
+      throw errors.upstreamBadResponse(this.settings.name, 'a stream event that is not JSON');
+    }
+    if (!isJsonObject(parsed)) throw errors.upstreamBadResponse(this.settings.name, 'a stream event that is not a JSON object');
+    if (isJsonObject(parsed.error)) {
+      const code = typeof parsed.error.code === 'number' ? parsed.error.code : 502;
+      throw geminiError(this.settings.name, code, next.value.data);
+    }
+    return parsed as GenerateContentResponse;
+  }
+
+  private async send(request: ChatRequest, context: ProviderCallContext, stream: boolean): Promise<{ answer: AnswerContext; response: UpstreamResponse }> {
+    if (!this.settings.apiKey) throw errors.providerKeyMissing(this.settings.name, this.settings.apiKeyEnv ?? 'GEMINI_API_KEY');
+    const warn = (message: string, detail: Record<string, unknown>) => context.log.warn({ ...detail, provider: this.settings.name, requestId: context.requestId }, message);
+    const meta = await lookupCallMeta(context.ledger, request.messages, warn);
+    const { body, fixes } = buildRequest(request, { model: context.upstreamModel, meta });
+    const response = await this.client.post(modelPath(context.upstreamModel, stream), JSON.stringify(body), context.forwardHeaders, context.signal);
+    if (response.status >= 400) {
+      const text = await response.body.text().catch(() => '');
+      throw geminiError(this.settings.name, response.status, text, headerValue(response.headers, 'retry-after'));
+    }
+    if (stream) {
+      const type = String(response.headers['content-type'] ?? '');
+      if (!type.includes('text/event-stream')) {
+        const text = await response.body.text().catch(() => '');
+        throw errors.upstreamBadResponse(this.settings.name, `expected an event stream, got '${type || 'no content-type'}' (${text.slice(0, 200)})`);
+      }
+    }
+    const answer: AnswerContext = { provider: this.settings.name, model: `${this.settings.name}/${context.upstreamModel}`, fixes, warn };
+    return { answer, response };
+  }
+
+  async close(): Promise<void> {
+    await this.client.close();
+  }
+}
