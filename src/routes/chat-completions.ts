@@ -1,32 +1,40 @@
 import type { FastifyInstance } from 'fastify';
+import { parseChatRequest } from '../api/chat-schema.js';
+import type { ChatChunk } from '../api/chat-types.js';
+import type { GatewayError } from '../errors.js';
 import type { Gateway } from '../gateway.js';
-import { writeSse } from '../http/sse.js';
-import { errorFrame, handleChatCompletion } from '../pipeline/chat.js';
-import { requestInfoOf } from './request-context.js';
+import { sseData, writeSse } from '../http/sse.js';
+import { runChat } from '../pipeline/chat.js';
+import { clientAbortSignal, requestInfoOf } from './request-context.js';
 
 export function registerChatCompletions(app: FastifyInstance, gateway: Gateway): void {
   app.post('/v1/chat/completions', async (request, reply) => {
     const info = requestInfoOf(request, 'chat_completions');
-    const abort = new AbortController();
-    // A client that disconnects before the answer aborts the upstream request too.
-    reply.raw.once('close', () => {
-      if (!reply.raw.writableFinished) abort.abort();
-    });
-    const outcome = await handleChatCompletion(
-      { body: request.body, requestId: request.id, headers: request.headers, signal: abort.signal, log: request.log, info },
-      gateway,
-    );
-    if (outcome.kind === 'json') {
-      return reply.headers(outcome.headers).send(outcome.body);
-    }
-    await writeSse(reply, outcome.frames, {
-      headers: outcome.headers,
+    const abort = clientAbortSignal(reply);
+    const chat = parseChatRequest(request.body);
+    const result = await runChat(chat, { requestId: request.id, headers: request.headers, signal: abort.signal, log: request.log, info }, gateway);
+    if (result.kind === 'json') return reply.headers(result.headers).send(result.completion);
+    await writeSse(reply, chatFrames(result.chunks, chat.stream_options?.include_usage === true), {
+      headers: result.headers,
       abort,
-      errorFrame,
+      errorFrame: (error: GatewayError) => sseData(JSON.stringify(error.toBody())),
       onError: (error) => {
         info.error = error instanceof Error ? error.message : String(error);
         request.log.warn({ err: error }, 'stream ended with an error');
       },
     });
   });
+}
+
+async function* chatFrames(chunks: AsyncIterable<ChatChunk>, includeUsage: boolean): AsyncGenerator<string> {
+  for await (const chunk of chunks) {
+    // Usage goes to the client only when it asked (stream_options.include_usage); the gateway
+    // always asks upstream for it, for its own token and cost metrics.
+    if (!includeUsage) {
+      if (chunk.choices.length === 0) continue;
+      if ('usage' in chunk) delete chunk.usage;
+    }
+    yield sseData(JSON.stringify(chunk));
+  }
+  yield sseData('[DONE]');
 }

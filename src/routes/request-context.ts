@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Endpoint } from '../metrics/index.js';
 import { newRequestInfo, type RequestInfo } from '../pipeline/request-info.js';
 
@@ -14,4 +14,13 @@ export function requestInfoOf(request: FastifyRequest, endpoint: Endpoint): Requ
 
 export function peekRequestInfo(request: FastifyRequest): RequestInfo | undefined {
   return (request as WithInfo)[INFO];
+}
+
+/** Aborted when the client disconnects before the response finished: cancels upstream work. */
+export function clientAbortSignal(reply: FastifyReply): AbortController {
+  const abort = new AbortController();
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) abort.abort();
+  });
+  return abort;
 }
