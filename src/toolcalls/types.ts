@@ -4,6 +4,8 @@ import type { ToolDefinition } from '../api/chat-types.js';
 export interface ParsedCall {
   name: string;
   arguments: string;
+  /** The name as the model wrote it, when it differs from the declared `name`. */
+  calledName?: string;
 }
 
 export interface ParseResult {
@@ -21,3 +23,14 @@ export interface ParseContext {
   tools: ReadonlyMap<string, ToolDefinition>;
   resolveName: NameResolver;
 }
+
+/** How a called name was matched to a declared tool (see names.ts). */
+export type NameMatchKind = 'exact' | 'alias' | 'normalized' | 'fuzzy';
+
+export interface NameResolution {
+  name: string;
+  how: NameMatchKind;
+}
+
+/** The detailed form of NameResolver: also says how the name was matched. */
+export type DetailedNameResolver = (calledName: string) => NameResolution | null;

@@ -1,0 +1,223 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import formatsModule, { type FormatsPlugin } from 'ajv-formats';
+import { jsonrepair } from 'jsonrepair';
+import { LRUCache } from 'lru-cache';
+
+// Tool-call arguments always leave the gateway as the text of a JSON object. What models send
+// ranges from objects to double-encoded strings to almost-JSON; this module turns it into the
+// best faithful object, checks it against the tool's `parameters` schema and reports (never throws).
+//
+// Unrecoverable text (not JSON, not repairable, not an object) is WRAPPED rather than dropped:
+// into the tool's single required string parameter when it has exactly one, otherwise as
+// `{"_raw": "<the text>"}` — which then fails validation and is counted as invalid.
+
+export interface ArgumentsResult {
+  /** The text of a JSON object. */
+  arguments: string;
+  /** The input was not valid JSON (or was double-encoded) and was repaired. */
+  repaired: boolean;
+  /** Nothing usable as an object: the text was wrapped (see above). */
+  wrapped: boolean;
+  /** Values were converted to the schema's type ("5" → 5, "true" → true). */
+  coerced: boolean;
+  /** Schema violations left after coercion, like "/city must be string"; empty when valid. */
+  errors: string[];
+}
+
+type JsonRecord = Record<string, unknown>;
+
+/** Arguments as JSON object text, without a schema: object → text, broken JSON repaired, empty → "{}". */
+export function toArgumentsJson(raw: unknown): string {
+  return fixArguments(raw).arguments;
+}
+
+/** Normalizes arguments and validates them against `schema` (a tool's `parameters`) when given. */
+export function fixArguments(raw: unknown, schema?: unknown): ArgumentsResult {
+  const decoded = decodeArguments(raw, schema);
+  const result: ArgumentsResult = { arguments: '', repaired: decoded.repaired, wrapped: decoded.wrapped, coerced: false, errors: [] };
+  let value = decoded.value;
+  const validate = isSchemaObject(schema) ? validatorFor(schema) : undefined;
+  if (validate && !validate(value)) {
+    const coerced = coerceToSchemaTypes(value, validate.errors ?? []);
+    if (coerced !== value && validate(coerced)) {
+      value = coerced;
+      result.coerced = true;
+    } else {
+      if (coerced !== value) {
+        value = coerced;
+        result.coerced = true;
+        validate(value);
+      }
+      result.errors = (validate.errors ?? []).map(describeError);
+    }
+  }
+  const untouched = decoded.text !== undefined && !result.coerced;
+  result.arguments = untouched ? (decoded.text as string) : JSON.stringify(value);
+  return result;
+}
+
+interface Decoded {
+  value: JsonRecord;
+  /** The input text, when it already was exactly this object's JSON (kept byte for byte). */
+  text?: string;
+  repaired: boolean;
+  wrapped: boolean;
+}
+
+function decodeArguments(raw: unknown, schema: unknown): Decoded {
+  if (raw === undefined || raw === null) return { value: {}, repaired: false, wrapped: false };
+  if (isRecord(raw)) return { value: raw, repaired: false, wrapped: false };
+  if (typeof raw !== 'string') return wrap(raw, schema);
+  const text = raw.trim();
+  if (text === '') return { value: {}, repaired: false, wrapped: false };
+  const strict = parseOrUndefined(text);
+  if (isRecord(strict)) return { value: strict, text: raw, repaired: false, wrapped: false };
+  if (typeof strict === 'string') {
+    // Double-encoded: "{\"city\":\"SF\"}".
+    const inner = parseOrUndefined(strict.trim()) ?? repairOrUndefined(strict);
+    if (isRecord(inner)) return { value: inner, repaired: true, wrapped: false };
+  }
+  if (strict === null) return { value: {}, repaired: true, wrapped: false };
+  if (strict === undefined) {
+    const repaired = repairOrUndefined(text);
+    if (isRecord(repaired)) return { value: repaired, repaired: true, wrapped: false };
+  }
+  return wrap(strict === undefined ? raw : strict, schema);
+}
+
+function wrap(value: unknown, schema: unknown): Decoded {
+  const key = singleRequiredStringProperty(schema);
+  if (key !== undefined) return { value: { [key]: typeof value === 'string' ? value : JSON.stringify(value) }, repaired: false, wrapped: true };
+  return { value: { _raw: value }, repaired: false, wrapped: true };
+}
+
+/** The name of the schema's only required parameter when it is a string; used to place free text. */
+export function singleRequiredStringProperty(schema: unknown): string | undefined {
+  if (!isRecord(schema)) return undefined;
+  const properties = isRecord(schema.properties) ? schema.properties : {};
+  const required = Array.isArray(schema.required) ? schema.required.filter((name): name is string => typeof name === 'string') : [];
+  const candidates = required.length > 0 ? required : Object.keys(properties);
+  if (candidates.length !== 1) return undefined;
+  const property = properties[candidates[0]];
+  const type = isRecord(property) ? property.type : undefined;
+  return type === 'string' || (Array.isArray(type) && type.includes('string')) ? candidates[0] : undefined;
+}
+
+function parseOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+function repairOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(jsonrepair(text)) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+function isRecord(value: unknown): value is JsonRecord {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isSchemaObject(schema: unknown): schema is JsonRecord {
+  return isRecord(schema) && Object.keys(schema).length > 0;
+}
+
+// ---- validation -------------------------------------------------------------------------------
+
+// ajv-formats is CommonJS: under NodeNext its default import is the module object at type level.
+const addFormats = ((formatsModule as unknown as { default?: FormatsPlugin }).default ?? formatsModule) as FormatsPlugin;
+const ajv = new Ajv({ strict: false, allErrors: true, validateSchema: false });
+addFormats(ajv);
+
+/** Compiled once per schema object; schemas that are equal but new objects (every request) share by text. */
+const byIdentity = new WeakMap<object, ValidateFunction | null>();
+const byText = new LRUCache<string, ValidateFunction | { failed: true }>({ max: 2000 });
+
+export function validatorFor(schema: JsonRecord): ValidateFunction | undefined {
+  const known = byIdentity.get(schema);
+  if (known !== undefined) return known ?? undefined;
+  const key = JSON.stringify(schema);
+  let compiled = byText.get(key);
+  if (!compiled) {
+    compiled = compileOrFail(schema);
+    byText.set(key, compiled);
+  }
+  const validate = 'failed' in compiled ? null : compiled;
+  byIdentity.set(schema, validate);
+  return validate ?? undefined;
+}
+
+function compileOrFail(schema: JsonRecord): ValidateFunction | { failed: true } {
+  // `$schema` (2020-12 etc.) and `$id` would make ajv look up meta-schemas or refuse duplicates;
+  // the keywords tool schemas use are the same across drafts.
+  const { $schema: _schema, $id: _id, ...rest } = schema;
+  try {
+    return ajv.compile(rest);
+  } catch {
+    return { failed: true };
+  }
+}
+
+function describeError(error: ErrorObject): string {
+  return `${error.instancePath || '/'} ${error.message ?? error.keyword}`;
+}
+
+// ---- coercion ---------------------------------------------------------------------------------
+
+/** Converts values at type errors when the conversion is unambiguous; returns a copy when anything changed. */
+function coerceToSchemaTypes(value: JsonRecord, errors: ErrorObject[]): JsonRecord {
+  let copy: JsonRecord | undefined;
+  for (const error of errors) {
+    if (error.keyword !== 'type') continue;
+    const wanted = ([] as unknown[]).concat(error.params.type).filter((t): t is string => typeof t === 'string');
+    const path = error.instancePath.split('/').slice(1).map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
+    if (path.length === 0) continue;
+    const current = readPath(copy ?? value, path);
+    const converted = convertValue(current, wanted);
+    if (converted === NO_CONVERSION) continue;
+    copy ??= structuredClone(value);
+    writePath(copy, path, converted);
+  }
+  return copy ?? value;
+}
+
+const NO_CONVERSION = Symbol('no conversion');
+const INTEGER = /^-?\d+$/;
+const NUMBER = /^-?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
+
+function convertValue(value: unknown, wanted: string[]): unknown {
+  for (const type of wanted) {
+    if (typeof value === 'string') {
+      const text = value.trim();
+      if (type === 'integer' && INTEGER.test(text) && Number.isSafeInteger(Number(text))) return Number(text);
+      if (type === 'number' && NUMBER.test(text)) return Number(text);
+      if (type === 'boolean' && /^(true|false)$/i.test(text)) return text.toLowerCase() === 'true';
+      if (type === 'object' || type === 'array') {
+        const parsed = parseOrUndefined(text);
+        if (type === 'object' ? isRecord(parsed) : Array.isArray(parsed)) return parsed;
+      }
+    } else if (type === 'string' && (typeof value === 'number' || typeof value === 'boolean')) {
+      return String(value);
+    }
+  }
+  return NO_CONVERSION;
+}
+
+function readPath(root: unknown, path: string[]): unknown {
+  let node = root;
+  for (const key of path) {
+    if (typeof node !== 'object' || node === null) return undefined;
+    node = (node as Record<string, unknown>)[key];
+  }
+  return node;
+}
+
+function writePath(root: JsonRecord, path: string[], value: unknown): void {
+  const parent = readPath(root, path.slice(0, -1));
+  if (typeof parent === 'object' && parent !== null) (parent as Record<string, unknown>)[path[path.length - 1]] = value;
+}

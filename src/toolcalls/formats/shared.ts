@@ -1,0 +1,89 @@
+import { toArgumentsJson } from '../arguments.js';
+import { isPlainObject } from '../text/json-scan.js';
+import type { ParseContext, ParsedCall } from '../types.js';
+import type { BlockMatch, ScanEnv } from './types.js';
+
+// Building blocks shared by the format modules.
+
+export const NONE: BlockMatch = { kind: 'none' };
+export const INCOMPLETE: BlockMatch = { kind: 'incomplete' };
+
+/** `none` when the text is final, `incomplete` otherwise: for blocks that simply ran out of text. */
+export function outOfText(env: ScanEnv): BlockMatch {
+  return env.final ? NONE : INCOMPLETE;
+}
+
+/** Does `literal` occur at `at`: yes, no, or the text ends partway through it. */
+export function literalAt(text: string, at: number, literal: string): 'yes' | 'no' | 'partial' {
+  const available = text.length - at;
+  if (available >= literal.length) return text.startsWith(literal, at) ? 'yes' : 'no';
+  return literal.startsWith(text.slice(at)) ? 'partial' : 'no';
+}
+
+/** Resolves the written name to a declared tool; `undefined` when it is not one. */
+export function makeCall(writtenName: string, args: unknown, ctx: ParseContext): ParsedCall | undefined {
+  const trimmed = writtenName.trim();
+  if (trimmed === '') return undefined;
+  const name = ctx.resolveName(trimmed);
+  if (name === null) return undefined;
+  const call: ParsedCall = { name, arguments: toArgumentsJson(args) };
+  if (trimmed !== name) call.calledName = trimmed;
+  return call;
+}
+
+/** A call written as JSON, before its name is checked. */
+export interface CallShape {
+  name: string;
+  args: unknown;
+}
+
+const BARE_CALL_KEYS = new Set(['name', 'arguments', 'parameters', 'id', 'type', 'call_id']);
+
+/**
+ * Reads the call shapes models write as JSON: {name, arguments|parameters}, OpenAI's
+ * {type:"function", function:{…}}, {tool_calls:[…]}, or an array of those (all or nothing).
+ * `strict` (for JSON without a marker) also demands an arguments key and no unknown keys.
+ */
+export function callShapesOf(value: unknown, strict: boolean): CallShape[] | undefined {
+  if (Array.isArray(value)) {
+    if (value.length === 0) return undefined;
+    const shapes: CallShape[] = [];
+    for (const item of value) {
+      const inner = callShapesOf(item, strict);
+      if (!inner) return undefined;
+      shapes.push(...inner);
+    }
+    return shapes;
+  }
+  if (!isPlainObject(value)) return undefined;
+  if (Array.isArray(value.tool_calls) && Object.keys(value).length === 1) return callShapesOf(value.tool_calls, strict);
+  if (isPlainObject(value.function) && typeof value.function.name === 'string') {
+    const extra = Object.keys(value).some((key) => key !== 'function' && key !== 'type' && key !== 'id' && key !== 'index');
+    if (strict && extra) return undefined;
+    const args = value.function.arguments ?? value.function.parameters;
+    return isArgumentsLike(args) ? [{ name: value.function.name, args }] : undefined;
+  }
+  if (typeof value.name !== 'string') return undefined;
+  const hasArgs = 'arguments' in value || 'parameters' in value;
+  if (strict && (!hasArgs || Object.keys(value).some((key) => !BARE_CALL_KEYS.has(key)))) return undefined;
+  const args = value.arguments ?? value.parameters;
+  return isArgumentsLike(args) ? [{ name: value.name, args }] : undefined;
+}
+
+/** Turns shapes into calls; a block with any undeclared name stays content as a whole. */
+export function callsFromShapes(shapes: CallShape[], ctx: ParseContext, end: number, skipTo?: number): BlockMatch {
+  const calls: ParsedCall[] = [];
+  let rejected = 0;
+  for (const shape of shapes) {
+    const call = makeCall(shape.name, shape.args, ctx);
+    if (call) calls.push(call);
+    else rejected++;
+  }
+  if (rejected > 0) return { kind: 'none', rejectedNames: rejected, ...(skipTo !== undefined ? { skipTo } : {}) };
+  return { kind: 'calls', end, calls };
+}
+
+/** Arguments must be an object (or its JSON text) for a call to count. */
+export function isArgumentsLike(args: unknown): boolean {
+  return args === undefined || args === null || isPlainObject(args) || typeof args === 'string';
+}

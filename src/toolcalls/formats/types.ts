@@ -1,0 +1,43 @@
+import type { ParseContext, ParsedCall, ParseResult } from '../types.js';
+
+/** What the scanner knows about the position a format is asked about. */
+export interface ScanEnv {
+  /** No more text will come: decide now instead of answering `incomplete`. */
+  final: boolean;
+  /** Only whitespace, reasoning (`<think>`) or earlier call blocks come before this position. */
+  atAnswerStart: boolean;
+  /** Only spaces or tabs come before this position on its line. */
+  atLineStart: boolean;
+  /** The character before this position ('\n' at the very start). */
+  prevChar: string;
+}
+
+/**
+ * A format's verdict on the text at one position.
+ * - `calls`: text[start, end) is a call block and becomes these calls.
+ * - `none`: not a call block; the scanner moves on (to `skipTo` when given: malformed blocks
+ *   stay content as a whole). `rejectedNames` counts well-formed calls to undeclared tools.
+ * - `incomplete`: cannot tell before more text arrives (never returned when `env.final`).
+ */
+export type BlockMatch =
+  | { kind: 'calls'; end: number; calls: ParsedCall[] }
+  | { kind: 'none'; skipTo?: number; rejectedNames?: number }
+  | { kind: 'incomplete' };
+
+/**
+ * One text tool-call syntax. `matchAt` must be prefix-stable: a `calls` or `none` verdict given
+ * on a prefix (env.final false) must be the same for every longer text — that is what makes the
+ * streamed result equal the whole-text result however the text is split.
+ */
+export interface ToolCallFormat {
+  readonly name: string;
+  /** Characters a block of this format can start with; the scanner only asks at those. */
+  readonly triggers: string;
+  /** Cheap necessary condition: false means `matchAt` answers plain `none` everywhere in `text`. */
+  detect(text: string): boolean;
+  matchAt(text: string, start: number, ctx: ParseContext, env: ScanEnv): BlockMatch;
+  /** Whole-text parse with this format alone (think blocks and code fences still respected). */
+  parse(text: string, ctx: ParseContext): ParseResult | null;
+}
+
+export type FormatDefinition = Omit<ToolCallFormat, 'parse'>;

@@ -1,0 +1,75 @@
+import { fixArguments } from './arguments.js';
+import type { NameCodec } from './name-encoding.js';
+import type { DetailedNameResolver, NameMatchKind, ParseContext } from './types.js';
+
+// What normalizeCompletion and normalizeStream share: the context they run in, the report they
+// fill, and the per-call steps (name decoding + aliasing, argument repair + validation).
+
+/** ParseContext's `tools` (declared tools by the client's names) and `resolveName`, plus: */
+export interface NormalizeContext extends ParseContext {
+  /** Detailed resolver (createNameResolver's result); also tells how a name matched, for the report. */
+  resolveNameDetailed?: DetailedNameResolver;
+  /** Decodes names the upstream used back to the client's names (see name-encoding.ts). */
+  codec?: Pick<NameCodec, 'decode'>;
+  /** Look for tool calls written in the answer's text when it has no structured ones. */
+  textParsing: boolean;
+}
+
+export interface NormalizeReport {
+  /** Where the answer's calls came from: structured (native), parsed from text, or none. */
+  mode: 'native' | 'text' | 'none';
+  toolCalls: number;
+  /** Calls whose name was mapped to a declared one other than exactly. */
+  aliased: Array<{ from: string; to: string; how: NameMatchKind }>;
+  /** Calls to names that are not declared tools (native ones are passed on; text ones stay content). */
+  unknownNames: number;
+  /** Calls whose arguments still break the tool's schema after repair. */
+  invalidArguments: number;
+  /** Calls whose arguments were repaired, wrapped or coerced. */
+  repairedArguments: number;
+  /** The text format the calls were parsed from (mode "text"). */
+  format?: string;
+}
+
+export function createReport(): NormalizeReport {
+  return { mode: 'none', toolCalls: 0, aliased: [], unknownNames: 0, invalidArguments: 0, repairedArguments: 0 };
+}
+
+/** The client-facing name for a name the upstream (or the model's text) used, noting aliasing and unknown names. */
+export function resolveCallName(upstreamName: string, ctx: NormalizeContext, report: NormalizeReport): string {
+  const decoded = ctx.codec ? ctx.codec.decode(upstreamName) : upstreamName;
+  if (ctx.tools.has(decoded)) return decoded;
+  const detailed = ctx.resolveNameDetailed?.(decoded);
+  const name = detailed ? detailed.name : detailed === null ? null : ctx.resolveName(decoded);
+  if (name === null) {
+    report.unknownNames++;
+    return decoded;
+  }
+  const how: NameMatchKind = detailed?.how ?? (name === decoded ? 'exact' : 'normalized');
+  if (how !== 'exact') report.aliased.push({ from: decoded, to: name, how });
+  return name;
+}
+
+/** The context for the text parsers: names written in text may be upstream-encoded ones too. */
+export function parseContextOf(ctx: NormalizeContext): ParseContext {
+  const codec = ctx.codec;
+  if (!codec) return ctx;
+  return { tools: ctx.tools, resolveName: (written) => ctx.resolveName(codec.decode(written)) };
+}
+
+/** Records the aliasing of a call parsed from text (its name is already resolved). */
+export function noteTextCallName(calledName: string | undefined, name: string, ctx: NormalizeContext, report: NormalizeReport): void {
+  if (calledName === undefined) return;
+  const decoded = ctx.codec ? ctx.codec.decode(calledName) : calledName;
+  if (decoded === name) return;
+  const how = ctx.resolveNameDetailed?.(decoded)?.how ?? 'normalized';
+  if (how !== 'exact') report.aliased.push({ from: decoded, to: name, how });
+}
+
+/** Repaired, validated arguments for a call to `name`; counts problems in the report. */
+export function fixCallArguments(raw: unknown, name: string, ctx: NormalizeContext, report: NormalizeReport): string {
+  const fixed = fixArguments(raw, ctx.tools.get(name)?.function.parameters);
+  if (fixed.errors.length > 0) report.invalidArguments++;
+  if (fixed.repaired || fixed.wrapped || fixed.coerced) report.repairedArguments++;
+  return fixed.arguments;
+}

@@ -1,0 +1,273 @@
+import type { ChatChunk, ChunkChoice, ChunkDelta, ToolCallDelta } from '../api/chat-types.js';
+import { fixArguments } from './arguments.js';
+import { ToolCallIdFixer, newToolCallId } from './ids.js';
+import {
+  type NormalizeContext,
+  type NormalizeReport,
+  createReport,
+  fixCallArguments,
+  noteTextCallName,
+  parseContextOf,
+  resolveCallName,
+} from './normalize-shared.js';
+import { type ExtractorEvent, ToolCallStreamExtractor } from './stream-extractor.js';
+
+// The streaming twin of normalizeCompletion. Prose goes out as it arrives (the text extractor
+// holds back only what could start a call); native tool_call deltas pass through with names
+// decoded/aliased (a call's deltas wait until its name is complete) and ids made usable; calls
+// written in text go out as OpenAI tool_call deltas (a header delta with id, type, full name and
+// arguments "", then the arguments); the choice's last chunk says finish_reason "tool_calls".
+// Usage-only chunks and chunks needing no change pass through as the same objects.
+
+export interface NormalizedStream {
+  chunks: AsyncIterable<ChatChunk>;
+  /** Filled in as the stream is read; complete once it ends. */
+  report: NormalizeReport;
+}
+
+export function normalizeStream(chunks: AsyncIterable<ChatChunk>, ctx: NormalizeContext): NormalizedStream {
+  const report = createReport();
+  return { chunks: ctx.tools.size === 0 ? countOnly(chunks, report) : normalizeChunks(chunks, ctx, report), report };
+}
+
+/** No tools declared: pass everything through, only noting native calls. */
+async function* countOnly(chunks: AsyncIterable<ChatChunk>, report: NormalizeReport): AsyncGenerator<ChatChunk> {
+  for await (const chunk of chunks) {
+    for (const choice of chunk.choices) {
+      for (const delta of choice.delta.tool_calls ?? []) {
+        if (delta.id !== undefined || delta.function?.name !== undefined) {
+          report.mode = 'native';
+          report.toolCalls++;
+        }
+      }
+    }
+    yield chunk;
+  }
+}
+
+interface NativeCall {
+  outIndex: number;
+  upstreamId?: string;
+  name: string;
+  /** Arguments seen so far (validated at the end for the report). */
+  args: string;
+  released: boolean;
+  clientName: string;
+  clientId: string;
+}
+
+class ChoiceState {
+  extractor: ToolCallStreamExtractor | undefined;
+  readonly native = new Map<number, NativeCall>();
+  readonly ids = new ToolCallIdFixer();
+  private readonly usedIndices = new Set<number>();
+  calls = 0;
+  finished = false;
+
+  constructor(textParsing: boolean, ctx: NormalizeContext) {
+    if (textParsing) this.extractor = new ToolCallStreamExtractor(parseContextOf(ctx));
+  }
+
+  /** Native calls keep their index unless it is taken; text calls take the next free one. */
+  allocateIndex(wanted?: number): number {
+    let index = wanted !== undefined && !this.usedIndices.has(wanted) ? wanted : 0;
+    while (this.usedIndices.has(index)) index++;
+    this.usedIndices.add(index);
+    return index;
+  }
+}
+
+async function* normalizeChunks(chunks: AsyncIterable<ChatChunk>, ctx: NormalizeContext, report: NormalizeReport): AsyncGenerator<ChatChunk> {
+  const states = new Map<number, ChoiceState>();
+  const stateOf = (index: number): ChoiceState => {
+    let state = states.get(index);
+    if (!state) {
+      state = new ChoiceState(ctx.textParsing, ctx);
+      states.set(index, state);
+    }
+    return state;
+  };
+  let last: ChatChunk | undefined;
+  for await (const chunk of chunks) {
+    if (chunk.choices.length === 0) {
+      yield chunk; // usage-only
+      continue;
+    }
+    last = chunk;
+    const main: ChunkChoice[] = [];
+    const extra: ChunkChoice[] = [];
+    let changed = false;
+    for (const choice of chunk.choices) {
+      const pieces = normalizeChoice(choice, stateOf(choice.index), ctx, report);
+      if (pieces.length !== 1 || pieces[0] !== choice) changed = true;
+      if (pieces.length > 0) main.push(pieces[0]);
+      extra.push(...pieces.slice(1));
+    }
+    if (!changed) {
+      yield chunk;
+      continue;
+    }
+    if (main.length > 0) yield { ...chunk, choices: main };
+    for (const piece of extra) yield chunkLike(chunk, piece);
+  }
+  // Upstream ended without a finish_reason for some choice: flush what was held back.
+  for (const [index, state] of states) {
+    if (state.finished || !last) continue;
+    const pieces = [...flushChoice(index, state, ctx, report)];
+    if (state.calls > 0) pieces.push({ index, delta: {}, finish_reason: 'tool_calls' });
+    for (const piece of pieces) yield chunkLike(last, piece);
+  }
+  for (const state of states.values()) finishReport(state, ctx, report);
+}
+
+/** The pieces one upstream choice becomes, in order; `[choice]` itself when nothing changes. */
+function normalizeChoice(choice: ChunkChoice, state: ChoiceState, ctx: NormalizeContext, report: NormalizeReport): ChunkChoice[] {
+  if (state.finished) return [choice];
+  const index = choice.index;
+  const delta = choice.delta;
+  const before: ChunkChoice[] = [];
+  const after: ChunkChoice[] = [];
+  let mainDelta: ChunkDelta = delta;
+
+  if (delta.tool_calls && delta.tool_calls.length > 0) {
+    // Structured calls: text parsing stops; whatever text it held back is prose after all.
+    if (state.extractor) {
+      before.push(...eventsToPieces(index, state.extractor.end(), state, ctx, report));
+      report.unknownNames += state.extractor.rejectedNames;
+      state.extractor = undefined;
+    }
+    const toolCalls = delta.tool_calls.flatMap((call) => nativeDelta(call, state, ctx, report));
+    const same = toolCalls.length === delta.tool_calls.length && toolCalls.every((call, i) => call === delta.tool_calls?.[i]);
+    if (!same) mainDelta = withToolCalls(delta, toolCalls);
+  }
+
+  if (state.extractor && typeof delta.content === 'string' && delta.content !== '') {
+    const events = state.extractor.feed(delta.content);
+    const leadText = events[0]?.type === 'text' ? events[0].text : '';
+    if (leadText !== delta.content || events.length > 1) {
+      mainDelta = { ...mainDelta, content: leadText };
+      after.push(...eventsToPieces(index, leadText === '' ? events : events.slice(1), state, ctx, report));
+    }
+  }
+
+  let finish = choice.finish_reason;
+  if (finish !== null) {
+    state.finished = true;
+    after.push(...flushChoice(index, state, ctx, report));
+    if (state.calls > 0) finish = 'tool_calls';
+  }
+
+  const pieces: ChunkChoice[] = [...before];
+  const mainChanged = mainDelta !== delta || finish !== choice.finish_reason || after.length > 0;
+  if (!mainChanged) pieces.push(choice);
+  else if (after.length === 0) pieces.push({ ...choice, delta: mainDelta, finish_reason: finish });
+  else {
+    // The finish_reason moves to a closing piece after the calls.
+    pieces.push({ ...choice, delta: mainDelta, finish_reason: null }, ...after);
+    if (finish !== null) pieces.push({ index, delta: {}, finish_reason: finish });
+  }
+  return pieces.filter((piece) => piece === choice || !isBlank(piece));
+}
+
+/** Releases held text, text calls and native calls whose names were still arriving. */
+function flushChoice(index: number, state: ChoiceState, ctx: NormalizeContext, report: NormalizeReport): ChunkChoice[] {
+  const pieces: ChunkChoice[] = [];
+  if (state.extractor) {
+    pieces.push(...eventsToPieces(index, state.extractor.end(), state, ctx, report));
+    report.unknownNames += state.extractor.rejectedNames;
+    state.extractor = undefined;
+  }
+  for (const call of state.native.values()) {
+    if (!call.released) pieces.push({ index, delta: { tool_calls: [releaseNative(call, state, ctx, report)] }, finish_reason: null });
+  }
+  return pieces;
+}
+
+function eventsToPieces(index: number, events: ExtractorEvent[], state: ChoiceState, ctx: NormalizeContext, report: NormalizeReport): ChunkChoice[] {
+  const pieces: ChunkChoice[] = [];
+  for (const event of events) {
+    if (event.type === 'text') {
+      pieces.push({ index, delta: { content: event.text }, finish_reason: null });
+      continue;
+    }
+    const { call, format } = event;
+    if (report.mode === 'none') report.mode = 'text';
+    report.format ??= format;
+    report.toolCalls++;
+    state.calls++;
+    noteTextCallName(call.calledName, call.name, ctx, report);
+    const outIndex = state.allocateIndex();
+    const args = fixCallArguments(call.arguments, call.name, ctx, report);
+    pieces.push(
+      { index, delta: { tool_calls: [{ index: outIndex, id: newToolCallId(), type: 'function', function: { name: call.name, arguments: '' } }] }, finish_reason: null },
+      { index, delta: { tool_calls: [{ index: outIndex, function: { arguments: args } }] }, finish_reason: null },
+    );
+  }
+  return pieces;
+}
+
+/** One upstream tool_call delta → what the client gets (nothing while the call's name is incomplete). */
+function nativeDelta(delta: ToolCallDelta, state: ChoiceState, ctx: NormalizeContext, report: NormalizeReport): ToolCallDelta[] {
+  const upstreamIndex = typeof delta.index === 'number' ? delta.index : 0;
+  let call = state.native.get(upstreamIndex);
+  // Some upstreams number parallel calls all 0: a new id on a used index is a new call.
+  if (!call || (delta.id !== undefined && call.upstreamId !== undefined && delta.id !== call.upstreamId)) {
+    call = { outIndex: state.allocateIndex(upstreamIndex), upstreamId: delta.id, name: '', args: '', released: false, clientName: '', clientId: '' };
+    state.native.set(upstreamIndex, call);
+    state.calls++;
+    report.toolCalls++;
+    report.mode = 'native';
+  }
+  call.upstreamId ??= delta.id;
+  const fragment = delta.function?.arguments ?? '';
+  call.args += fragment;
+  if (!call.released) {
+    call.name += delta.function?.name ?? '';
+    // The name is complete once it is a declared tool or the arguments begin.
+    const decoded = ctx.codec ? ctx.codec.decode(call.name) : call.name;
+    if (!ctx.tools.has(decoded) && fragment === '') return [];
+    return [releaseNative(call, state, ctx, report, delta)];
+  }
+  if (delta.index === call.outIndex && delta.id === undefined && delta.function?.name === undefined) return [delta];
+  // Repeated ids and names are dropped or mapped: clients concatenate what they get.
+  return [{ index: call.outIndex, ...(delta.id !== undefined ? { id: call.clientId } : {}), function: { arguments: fragment } }];
+}
+
+function releaseNative(call: NativeCall, state: ChoiceState, ctx: NormalizeContext, report: NormalizeReport, delta?: ToolCallDelta): ToolCallDelta {
+  call.released = true;
+  call.clientName = resolveCallName(call.name, ctx, report);
+  call.clientId = state.ids.fix(call.upstreamId);
+  const unchanged =
+    delta !== undefined &&
+    delta.index === call.outIndex &&
+    delta.id === call.clientId &&
+    delta.type === 'function' &&
+    delta.function?.name === call.clientName;
+  if (unchanged) return delta;
+  // Everything before this delta carried no arguments, so this delta's fragment is all there is so far.
+  return { ...delta, index: call.outIndex, id: call.clientId, type: 'function', function: { ...delta?.function, name: call.clientName, arguments: delta?.function?.arguments ?? '' } };
+}
+
+function finishReport(state: ChoiceState, ctx: NormalizeContext, report: NormalizeReport): void {
+  for (const call of state.native.values()) {
+    if (fixArguments(call.args, ctx.tools.get(call.clientName)?.function.parameters).errors.length > 0) report.invalidArguments++;
+  }
+}
+
+function withToolCalls(delta: ChunkDelta, toolCalls: ToolCallDelta[]): ChunkDelta {
+  if (toolCalls.length > 0) return { ...delta, tool_calls: toolCalls };
+  const { tool_calls: _dropped, ...rest } = delta;
+  return rest;
+}
+
+/** A piece that says nothing (held-back text left an empty delta): not worth a chunk. */
+function isBlank(piece: ChunkChoice): boolean {
+  if (piece.finish_reason !== null || (piece.logprobs !== undefined && piece.logprobs !== null)) return false;
+  return Object.entries(piece.delta).every(([key, value]) => value === undefined || value === null || (key === 'content' && value === ''));
+}
+
+function chunkLike(template: ChatChunk, choice: ChunkChoice): ChatChunk {
+  const chunk: ChatChunk = { id: template.id, object: 'chat.completion.chunk', created: template.created, model: template.model, choices: [choice] };
+  if (template.system_fingerprint !== undefined) chunk.system_fingerprint = template.system_fingerprint;
+  return chunk;
+}

@@ -1,0 +1,199 @@
+// A small reader for Python call lists as Llama 3.2/4 write them:
+// [get_weather(city='SF', days=3), get_time()] — keyword arguments whose values are Python
+// literals (strings, numbers, True/False/None, lists, tuples, dicts). It tells "ran out of text"
+// (the stream may still complete it) from "not this syntax".
+
+export interface PythonCall {
+  name: string;
+  args: Record<string, unknown>;
+}
+
+export type PythonCallList = { kind: 'calls'; calls: PythonCall[]; end: number } | { kind: 'eof' } | { kind: 'error' };
+
+class OutOfText extends Error {}
+class NotPython extends Error {}
+
+/** Reads `[call, …]` starting at `start` (which must be `[`). */
+export function readPythonCallList(text: string, start: number): PythonCallList {
+  const reader = new Reader(text, start);
+  try {
+    const calls = reader.callList();
+    return { kind: 'calls', calls, end: reader.pos };
+  } catch (error) {
+    if (error instanceof OutOfText) return { kind: 'eof' };
+    if (error instanceof NotPython) return { kind: 'error' };
+    throw error;
+  }
+}
+
+const IDENT_START = /[A-Za-z_]/;
+const IDENT_CHAR = /[A-Za-z0-9_]/;
+const ESCAPES: Record<string, string> = { n: '\n', t: '\t', r: '\r', b: '\b', f: '\f', '0': '\0', '\\': '\\', "'": "'", '"': '"' };
+
+class Reader {
+  constructor(
+    private readonly text: string,
+    public pos: number,
+  ) {}
+
+  callList(): PythonCall[] {
+    this.expect('[');
+    const calls: PythonCall[] = [];
+    for (;;) {
+      this.spaces();
+      if (this.peek() === ']' && calls.length > 0) break;
+      calls.push(this.call());
+      this.spaces();
+      if (this.peek() === ',') {
+        this.pos++;
+        continue;
+      }
+      if (this.peek() !== ']') throw new NotPython();
+    }
+    this.pos++;
+    return calls;
+  }
+
+  private call(): PythonCall {
+    let name = this.identifier();
+    while (this.peek() === '.') {
+      this.pos++;
+      name += `.${this.identifier()}`;
+    }
+    this.spaces();
+    this.expect('(');
+    const args: Record<string, unknown> = {};
+    for (;;) {
+      this.spaces();
+      if (this.peek() === ')') break;
+      const key = this.identifier();
+      this.spaces();
+      this.expect('=');
+      args[key] = this.value();
+      this.spaces();
+      if (this.peek() === ',') this.pos++;
+      else if (this.peek() !== ')') throw new NotPython();
+    }
+    this.pos++;
+    return { name, args };
+  }
+
+  private value(): unknown {
+    this.spaces();
+    const ch = this.peek();
+    if (ch === "'" || ch === '"') return this.string();
+    if (ch === '[') return this.sequence('[', ']');
+    if (ch === '(') return this.sequence('(', ')');
+    if (ch === '{') return this.dict();
+    if (ch === '-' || ch === '+' || ch === '.' || /[0-9]/.test(ch)) return this.number();
+    const word = this.identifier();
+    if (word === 'True' || word === 'true') return true;
+    if (word === 'False' || word === 'false') return false;
+    if (word === 'None' || word === 'null') return null;
+    throw new NotPython();
+  }
+
+  private sequence(open: string, close: string): unknown[] {
+    this.expect(open);
+    const items: unknown[] = [];
+    for (;;) {
+      this.spaces();
+      if (this.peek() === close) break;
+      items.push(this.value());
+      this.spaces();
+      if (this.peek() === ',') this.pos++;
+      else if (this.peek() !== close) throw new NotPython();
+    }
+    this.pos++;
+    return items;
+  }
+
+  private dict(): Record<string, unknown> {
+    this.expect('{');
+    const out: Record<string, unknown> = {};
+    for (;;) {
+      this.spaces();
+      if (this.peek() === '}') break;
+      const key = this.value();
+      if (typeof key !== 'string' && typeof key !== 'number') throw new NotPython();
+      this.spaces();
+      this.expect(':');
+      out[String(key)] = this.value();
+      this.spaces();
+      if (this.peek() === ',') this.pos++;
+      else if (this.peek() !== '}') throw new NotPython();
+    }
+    this.pos++;
+    return out;
+  }
+
+  private string(): string {
+    const quote = this.peek();
+    const triple = this.text.startsWith(quote.repeat(3), this.pos);
+    const closer = triple ? quote.repeat(3) : quote;
+    this.pos += closer.length;
+    let out = '';
+    for (;;) {
+      if (this.pos >= this.text.length) throw new OutOfText();
+      if (this.text.startsWith(closer, this.pos)) {
+        this.pos += closer.length;
+        return out;
+      }
+      const ch = this.text[this.pos];
+      if (ch === '\n' && !triple) throw new NotPython();
+      if (ch !== '\\') {
+        out += ch;
+        this.pos++;
+        continue;
+      }
+      const next = this.text[this.pos + 1];
+      if (next === undefined) throw new OutOfText();
+      if (next === 'u' || next === 'x') {
+        const size = next === 'u' ? 4 : 2;
+        const hex = this.text.slice(this.pos + 2, this.pos + 2 + size);
+        if (hex.length < size) throw new OutOfText();
+        if (!/^[0-9a-fA-F]+$/.test(hex)) throw new NotPython();
+        out += String.fromCharCode(parseInt(hex, 16));
+        this.pos += 2 + size;
+        continue;
+      }
+      out += ESCAPES[next] ?? `\\${next}`;
+      this.pos += 2;
+    }
+  }
+
+  private number(): number {
+    const match = /^[+-]?(?:\d[\d_]*\.?[\d_]*|\.\d[\d_]*)(?:[eE][+-]?\d+)?/.exec(this.text.slice(this.pos, this.pos + 64));
+    if (!match) throw this.pos >= this.text.length - 1 ? new OutOfText() : new NotPython();
+    this.pos += match[0].length;
+    // A number that touches the end of the text may still be growing.
+    if (this.pos >= this.text.length) throw new OutOfText();
+    const value = Number(match[0].replace(/_/g, ''));
+    if (!Number.isFinite(value)) throw new NotPython();
+    return value;
+  }
+
+  private identifier(): string {
+    const startPos = this.pos;
+    if (this.pos >= this.text.length) throw new OutOfText();
+    if (!IDENT_START.test(this.text[this.pos])) throw new NotPython();
+    while (this.pos < this.text.length && IDENT_CHAR.test(this.text[this.pos])) this.pos++;
+    if (this.pos >= this.text.length) throw new OutOfText();
+    return this.text.slice(startPos, this.pos);
+  }
+
+  private spaces(): void {
+    while (this.pos < this.text.length && /\s/.test(this.text[this.pos])) this.pos++;
+    if (this.pos >= this.text.length) throw new OutOfText();
+  }
+
+  private peek(): string {
+    if (this.pos >= this.text.length) throw new OutOfText();
+    return this.text[this.pos];
+  }
+
+  private expect(ch: string): void {
+    if (this.peek() !== ch) throw new NotPython();
+    this.pos++;
+  }
+}

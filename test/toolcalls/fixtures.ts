@@ -1,0 +1,136 @@
+// Model outputs per format, with what the parser must make of them. Shared by the parser tests
+// and the streaming tests (which check every case over many random splits).
+
+export interface ExpectedCall {
+  name: string;
+  args: Record<string, unknown>;
+}
+
+export interface ParseCase {
+  title: string;
+  /** The format that must report the calls (and whose own parse must find them). */
+  format: string;
+  text: string;
+  /** null: the text stays content (no tool-call answer). */
+  calls: ExpectedCall[] | null;
+  content?: string | null;
+}
+
+const W = (city: string, extra: Record<string, unknown> = {}): ExpectedCall => ({ name: 'get_weather', args: { city, ...extra } });
+const T = (args: Record<string, unknown> = {}): ExpectedCall => ({ name: 'get_time', args });
+
+export const CASES: ParseCase[] = [
+  // ---- Hermes / Qwen ----
+  { title: 'single', format: 'hermes', text: 'Let me check.\n<tool_call>\n{"name": "get_weather", "arguments": {"city": "SF"}}\n</tool_call>', calls: [W('SF')], content: 'Let me check.' },
+  { title: 'parallel', format: 'hermes', text: '<tool_call>\n{"name": "get_weather", "arguments": {"city": "SF"}}\n</tool_call>\n<tool_call>\n{"name": "get_time", "arguments": {"zone": "PST"}}\n</tool_call>', calls: [W('SF'), T({ zone: 'PST' })], content: null },
+  { title: 'nested JSON', format: 'hermes', text: '<tool_call>{"name": "write_file", "arguments": {"path": "a", "content": "b", "options": {"mode": {"x": [1, {"y": null}]}}}}</tool_call>', calls: [{ name: 'write_file', args: { path: 'a', content: 'b', options: { mode: { x: [1, { y: null }] } } } }], content: null },
+  { title: 'braces and tags inside strings', format: 'hermes', text: '<tool_call>{"name": "write_file", "arguments": {"path": "x}", "content": "</tool_call> <tool_call>{\\"a\\": [}"}}</tool_call> done', calls: [{ name: 'write_file', args: { path: 'x}', content: '</tool_call> <tool_call>{"a": [}' } }], content: 'done' },
+  { title: 'unicode', format: 'hermes', text: 'Voilà 🌦\n<tool_call>{"name": "get_weather", "arguments": {"city": "東京 \\u00e9"}}</tool_call>', calls: [W('東京 é')], content: 'Voilà 🌦' },
+  { title: 'empty arguments', format: 'hermes', text: '<tool_call>{"name": "get_time", "arguments": {}}</tool_call><tool_call>{"name": "get_time"}</tool_call><tool_call>{"name": "get_time", "arguments": ""}</tool_call>', calls: [T(), T(), T()], content: null },
+  { title: 'closing tag missing at the end', format: 'hermes', text: 'Checking.\n<tool_call>\n{"name": "get_weather", "arguments": {"city": "SF"}}', calls: [W('SF')], content: 'Checking.' },
+  { title: 'truncated output', format: 'hermes', text: 'Checking.\n<tool_call>\n{"name": "get_weather", "arguments": {"city": "S', calls: null },
+  { title: 'over-closed JSON', format: 'hermes', text: '<tool_call>{"name": "get_weather", "arguments": {"city": "SF"}}}\n</tool_call>', calls: [W('SF')], content: null },
+  { title: 'malformed JSON', format: 'hermes', text: '<tool_call>{"name": "get_weather", "arguments": {"city": "SF"]}</tool_call>', calls: null },
+  { title: 'prose that mentions the tag and a tool', format: 'hermes', text: 'I would wrap get_weather in a <tool_call> tag, like <tool_call> here.', calls: null },
+  { title: 'undeclared name', format: 'hermes', text: '<tool_call>{"name": "launch_rockets", "arguments": {}}</tool_call>', calls: null },
+  { title: 'aliased name (tool_ prefix)', format: 'hermes', text: '<tool_call>{"name": "tool_search_procedure", "arguments": {"query": "reset"}}</tool_call>', calls: [{ name: 'search_procedure', args: { query: 'reset' } }], content: null },
+  { title: 'inside <think> only', format: 'hermes', text: '<think>I could <tool_call>{"name": "get_weather", "arguments": {"city": "SF"}}</tool_call></think>It is sunny.', calls: null },
+  { title: 'after <think>', format: 'hermes', text: '<think>need weather</think>\n<tool_call>{"name": "get_weather", "arguments": {"city": "SF"}}</tool_call>', calls: [W('SF')], content: '<think>need weather</think>' },
+  { title: 'code sample in a fence', format: 'hermes', text: 'Example:\n```xml\n<tool_call>{"name": "get_weather", "arguments": {"city": "SF"}}</tool_call>\n```\nThat is the syntax.', calls: null },
+
+  // ---- Mistral ----
+  { title: 'single (pre-v11)', format: 'mistral', text: '[TOOL_CALLS] [{"name": "get_weather", "arguments": {"city": "SF"}}]', calls: [W('SF')], content: null },
+  { title: 'parallel (pre-v11)', format: 'mistral', text: '[TOOL_CALLS] [{"name": "get_weather", "arguments": {"city": "SF"}}, {"name": "get_time", "arguments": {}}]', calls: [W('SF'), T()], content: null },
+  { title: 'v11 with [ARGS], parallel', format: 'mistral', text: 'Sure.[TOOL_CALLS]get_weather[ARGS]{"city": "SF"}[TOOL_CALLS]get_time[ARGS]{}', calls: [W('SF'), T()], content: 'Sure.' },
+  { title: 'v11 without [ARGS], nested', format: 'mistral', text: '[TOOL_CALLS]write_file{"path": "a", "content": "{[}]", "options": {"deep": {"er": [1, 2]}}}', calls: [{ name: 'write_file', args: { path: 'a', content: '{[}]', options: { deep: { er: [1, 2] } } } }], content: null },
+  { title: 'v13 with [CALL_ID]', format: 'mistral', text: '[TOOL_CALLS]get_weather[CALL_ID]a1b2c3d4e[ARGS]{"city": "Zürich"}', calls: [W('Zürich')], content: null },
+  { title: 'truncated', format: 'mistral', text: '[TOOL_CALLS] [{"name": "get_weather", "arguments": {"city"', calls: null },
+  { title: 'malformed', format: 'mistral', text: '[TOOL_CALLS] [{"name": "get_weather", "arguments": {"city": "SF"]}', calls: null },
+  { title: 'prose mention', format: 'mistral', text: 'Mistral models emit [TOOL_CALLS] before calls like get_weather.', calls: null },
+  { title: 'undeclared', format: 'mistral', text: '[TOOL_CALLS]launch_rockets{"count": 3}', calls: null },
+
+  // ---- Llama 3.x JSON ----
+  { title: 'python_tag single', format: 'llama3-json', text: '<|python_tag|>{"name": "get_weather", "parameters": {"city": "SF"}}', calls: [W('SF')], content: null },
+  { title: 'python_tag parallel with ;', format: 'llama3-json', text: '<|python_tag|>{"name": "get_weather", "parameters": {"city": "SF"}}; {"name": "get_time", "parameters": {}}<|eom_id|>', calls: [W('SF'), T()], content: null },
+  { title: 'python_tag strings with ; and braces, unicode', format: 'llama3-json', text: '<|python_tag|>{"name": "write_file", "parameters": {"path": "a;b}", "content": "{\\"x\\": \\"ü\\"}; next"}}', calls: [{ name: 'write_file', args: { path: 'a;b}', content: '{"x": "ü"}; next' } }], content: null },
+  { title: 'python_tag truncated', format: 'llama3-json', text: '<|python_tag|>{"name": "get_weather", "parameters": {"city": ', calls: null },
+  { title: 'python_tag with python code', format: 'llama3-json', text: '<|python_tag|>brave_search.call(query="weather")', calls: null },
+  { title: 'bare JSON with parameters', format: 'json', text: '{"name": "get_weather", "parameters": {"city": "SF", "days": 2}}', calls: [W('SF', { days: 2 })], content: null },
+  { title: 'bare JSON separated by ;', format: 'json', text: '{"name": "get_weather", "parameters": {"city": "SF"}}; {"name": "get_time", "parameters": {}}', calls: [W('SF'), T()], content: null },
+
+  // ---- Pythonic ----
+  { title: 'single', format: 'pythonic', text: "[get_weather(city='SF')]", calls: [W('SF')], content: null },
+  { title: 'parallel', format: 'pythonic', text: "[get_weather(city='SF', days=3, metric=True), get_time()]", calls: [W('SF', { days: 3, metric: true }), T()], content: null },
+  { title: 'nested values', format: 'pythonic', text: "[write_file(path='a', content='b', options={'mode': {'x': [1, 2.5, None]}}, tags=['x', 'y'])]", calls: [{ name: 'write_file', args: { path: 'a', content: 'b', options: { mode: { x: [1, 2.5, null] } }, tags: ['x', 'y'] } }], content: null },
+  { title: 'brackets and quotes in strings, unicode', format: 'pythonic', text: '[write_file(path="a)]", content=\'it\\\'s [ok] ✓\')]', calls: [{ name: 'write_file', args: { path: 'a)]', content: "it's [ok] ✓" } }], content: null },
+  { title: 'Llama 4 markers', format: 'pythonic', text: "<|python_start|>[get_weather(city='SF'), get_time(zone='UTC')]<|python_end|>", calls: [W('SF'), T({ zone: 'UTC' })], content: null },
+  { title: 'truncated', format: 'pythonic', text: "[get_weather(city='S", calls: null },
+  { title: 'malformed', format: 'pythonic', text: '[get_weather(city=)]', calls: null },
+  { title: 'prose mention mid-text', format: 'pythonic', text: "I think [get_weather(city='SF')] would work.", calls: null },
+  { title: 'markdown link', format: 'pythonic', text: '[docs](https://example.com) explain get_weather().', calls: null },
+  { title: 'undeclared', format: 'pythonic', text: '[launch_rockets(count=3)]', calls: null },
+
+  // ---- Qwen3-Coder XML ----
+  { title: 'single, typed values', format: 'qwen3-coder', text: 'On it.\n<tool_call>\n<function=get_weather>\n<parameter=city>\n123\n</parameter>\n<parameter=days>\n3\n</parameter>\n<parameter=metric>\ntrue\n</parameter>\n</function>\n</tool_call>', calls: [W('123', { days: 3, metric: true })], content: 'On it.' },
+  { title: 'parallel', format: 'qwen3-coder', text: '<tool_call>\n<function=get_weather>\n<parameter=city>\nSF\n</parameter>\n</function>\n</tool_call>\n<tool_call>\n<function=get_time>\n</function>\n</tool_call>', calls: [W('SF'), T()], content: null },
+  { title: 'object and array values, tags inside values', format: 'qwen3-coder', text: '<tool_call>\n<function=write_file>\n<parameter=path>\nsrc/a.ts\n</parameter>\n<parameter=content>\nconst x = "</parameter>"; // <tool_call>\n</parameter>\n<parameter=options>\n{"mode": 420}\n</parameter>\n<parameter=tags>\n["a", "ü"]\n</parameter>\n</function>\n</tool_call>', calls: [{ name: 'write_file', args: { path: 'src/a.ts', content: 'const x = "</parameter>"; // <tool_call>', options: { mode: 420 }, tags: ['a', 'ü'] } }], content: null },
+  { title: 'Llama 3.1 <function=…>{json}</function>', format: 'qwen3-coder', text: '<function=get_weather>{"city": "SF"}</function>', calls: [W('SF')], content: null },
+  { title: 'truncated', format: 'qwen3-coder', text: '<tool_call>\n<function=get_weather>\n<parameter=city>\nS', calls: null },
+  { title: 'malformed', format: 'qwen3-coder', text: '<tool_call>\n<function=get_weather>\nrandom text\n</function>\n</tool_call>', calls: null },
+  { title: 'prose mention', format: 'qwen3-coder', text: 'The <function=get_weather> tag is how Qwen3-Coder calls tools.', calls: null },
+  { title: 'undeclared', format: 'qwen3-coder', text: '<tool_call>\n<function=launch_rockets>\n<parameter=count>\n3\n</parameter>\n</function>\n</tool_call>', calls: null },
+
+  // ---- <TOOL> ----
+  { title: 'free text to the single required string', format: 'tool-tag', text: 'Looking it up.\n<TOOL>search_procedure: "how to reset a router"</TOOL>', calls: [{ name: 'search_procedure', args: { query: 'how to reset a router' } }], content: 'Looking it up.' },
+  { title: 'parallel, unquoted, unicode', format: 'tool-tag', text: '<TOOL>search_procedure: réinitialiser {le} routeur</TOOL>\n<TOOL>get_weather: Tōkyō</TOOL>', calls: [{ name: 'search_procedure', args: { query: 'réinitialiser {le} routeur' } }, W('Tōkyō')], content: null },
+  { title: 'JSON body and no arguments', format: 'tool-tag', text: '<TOOL>get_weather: {"city": "SF", "days": 1}</TOOL><TOOL>get_time</TOOL>', calls: [W('SF', { days: 1 }), T()], content: null },
+  { title: 'tool without a single string parameter', format: 'tool-tag', text: '<TOOL>write_file: "hello"</TOOL>', calls: null },
+  { title: 'truncated', format: 'tool-tag', text: '<TOOL>search_procedure: "how to', calls: null },
+  { title: 'undeclared', format: 'tool-tag', text: '<TOOL>launch_rockets: "now"</TOOL>', calls: null },
+
+  // ---- JSON (fenced / bare) ----
+  { title: 'fenced single', format: 'json', text: 'I will call the tool:\n```json\n{"name": "get_weather", "arguments": {"city": "SF"}}\n```', calls: [W('SF')], content: 'I will call the tool:' },
+  { title: 'fenced array, parallel', format: 'json', text: '```json\n[{"name": "get_weather", "arguments": {"city": "SF"}}, {"name": "get_time", "arguments": {}}]\n```\nWaiting for results.', calls: [W('SF'), T()], content: 'Waiting for results.' },
+  { title: 'bare at the end after prose', format: 'json', text: 'Let me look that up.\n{"name": "get_weather", "arguments": {"city": "Paris", "days": 2}}', calls: [W('Paris', { days: 2 })], content: 'Let me look that up.' },
+  { title: 'OpenAI-shaped, braces and backticks in strings', format: 'json', text: '{"type": "function", "function": {"name": "write_file", "arguments": "{\\"path\\": \\"a`}\\", \\"content\\": \\"```\\"}"}}', calls: [{ name: 'write_file', args: { path: 'a`}', content: '```' } }], content: null },
+  { title: 'JSON that merely looks like a call', format: 'json', text: '{"name": "John", "age": 31}', calls: null },
+  { title: 'call-like JSON in the middle of prose', format: 'json', text: 'The payload\n{"name": "get_weather", "arguments": {"city": "SF"}}\nis what the API expects.', calls: null },
+  { title: 'fence in another language', format: 'json', text: '```python\n{"name": "get_weather", "arguments": {"city": "SF"}}\n```', calls: null },
+  { title: 'truncated fence', format: 'json', text: '```json\n{"name": "get_weather", "arguments": {"ci', calls: null },
+  { title: 'undeclared', format: 'json', text: '{"name": "launch_rockets", "arguments": {}}', calls: null },
+
+  // ---- functions.name:N remnants ----
+  { title: 'bare remnant', format: 'functions-remnant', text: 'functions.get_weather:0 {"city": "SF"}', calls: [W('SF')], content: null },
+  { title: 'Kimi markers, parallel', format: 'functions-remnant', text: 'Checking.<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{"city": "Köln"}<|tool_call_end|><|tool_call_begin|>functions.get_time:1<|tool_call_argument_begin|>{}<|tool_call_end|><|tool_calls_section_end|>', calls: [W('Köln'), T()], content: 'Checking.' },
+  { title: 'remnant mentioned without arguments', format: 'functions-remnant', text: 'The id functions.get_weather:0 names the call.', calls: null },
+
+  // ---- DeepSeek ----
+  { title: 'V3 parallel', format: 'deepseek', text: '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n```json\n{"city": "SF"}\n```<｜tool▁call▁end｜>\n<｜tool▁call▁begin｜>function<｜tool▁sep｜>get_time\n```json\n{}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>', calls: [W('SF'), T()], content: null },
+  { title: 'V3.1 with unicode', format: 'deepseek', text: '好的。<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{"city": "北京"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>', calls: [W('北京')], content: '好的。' },
+  { title: 'truncated', format: 'deepseek', text: '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{"city": "S', calls: null },
+  { title: 'undeclared', format: 'deepseek', text: '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>launch<｜tool▁sep｜>{}<｜tool▁call▁end｜><｜tool▁calls▁end｜>', calls: null },
+];
+
+/** Texts for the streaming property: plain prose, near-misses and mixtures. */
+export const STREAM_EXTRA_TEXTS: string[] = [
+  'Just a plain answer with no tools at all, over a few words.',
+  '  \n Leading and trailing whitespace \n\n',
+  'A < b and c > d; arrays [1, 2] and {braces} in prose, `inline <tool_call>` code.',
+  'Prose first.\n<tool_call>{"name": "get_time", "arguments": {}}</tool_call>\nThen more prose.\n<tool_call>{"name": "get_weather", "arguments": {"city": "Oslo"}}</tool_call>',
+  '<think>thinking about [get_weather(city="x")] and {"name": "get_time", "arguments": {}}</think>\n[get_weather(city="Rome")]',
+  '<think>unclosed reasoning <tool_call>{"name": "get_time", "arguments": {}}</tool_call>',
+  'functions are fun; functional code; f',
+  '```\nno language\n```\n{"name": "get_time", "arguments": {}}',
+  '```ts\nconst call = "<tool_call>";\n```\nText after code.\n<tool_call>{"name": "get_time", "arguments": {}}</tool_call>',
+  '<tool_call>\n{"name": "get_time", "arguments": {}}\n</tool_call>   \n\n  ',
+  '<tool_call>{"name": "get_weather", "arguments": {"city": "SF"}}}</tool_call>',
+  '<tool_call></tool_call><tool_call>{}</tool_call>',
+  '[TOOL_CALLS]',
+  '[TOOL_CALLS]get_time',
+  'Text <TOOL> not closed and <function=x> and <｜tool▁call▁begin｜> and <|python_tag|> hello',
+  // Long blocks: the scanner re-reads open blocks less often as they grow.
+  `Writing.\n<tool_call>{"name": "write_file", "arguments": {"path": "a", "content": "${'line }{ ]['.repeat(60)}"}}</tool_call>\nDone.`,
+  `Writing.\n{"name": "write_file", "arguments": {"path": "a", "content": "${'x'.repeat(700)}"}}`,
+  `[write_file(path='a', content='${'y'.repeat(500)}')]\nand prose`,
+  `<tool_call>{"name": "write_file", "arguments": {"path": "a", "content": "${'z'.repeat(400)}`,
+];

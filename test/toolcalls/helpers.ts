@@ -1,0 +1,27 @@
+import type { ToolDefinition } from '../../src/api/chat-types.js';
+import { createNameResolver } from '../../src/toolcalls/names.js';
+import type { NormalizeContext } from '../../src/toolcalls/normalize.js';
+import type { ParseContext } from '../../src/toolcalls/types.js';
+
+export function tool(name: string, properties: Record<string, unknown> = {}, required: string[] = []): ToolDefinition {
+  return { type: 'function', function: { name, description: `${name} tool`, parameters: { type: 'object', properties, required } } };
+}
+
+export const TOOLS: ToolDefinition[] = [
+  tool('get_weather', { city: { type: 'string' }, days: { type: 'integer' }, metric: { type: 'boolean' } }, ['city']),
+  tool('get_time', { zone: { type: 'string' } }),
+  tool('search_procedure', { query: { type: 'string' } }, ['query']),
+  tool('write_file', { path: { type: 'string' }, content: { type: 'string' }, options: { type: 'object' }, tags: { type: 'array' } }, ['path', 'content']),
+];
+
+export function parseContext(tools: ToolDefinition[] = TOOLS, aliases: Record<string, string> = {}): ParseContext {
+  const map = new Map(tools.map((t) => [t.function.name, t] as const));
+  const resolver = createNameResolver([...map.keys()], aliases);
+  return { tools: map, resolveName: (name) => resolver(name)?.name ?? null };
+}
+
+export function normalizeContext(tools: ToolDefinition[] = TOOLS, extra: Partial<NormalizeContext> = {}): NormalizeContext {
+  const map = new Map(tools.map((t) => [t.function.name, t] as const));
+  const resolver = createNameResolver([...map.keys()], {});
+  return { tools: map, resolveName: (name) => resolver(name)?.name ?? null, resolveNameDetailed: resolver, textParsing: true, ...extra };
+}
