@@ -87,13 +87,18 @@ async function* streamPlan(plan: Plan, model: string, usage: Usage, includeUsage
 
 function planAnswer(request: ChatRequest, asHermesText: boolean): Plan {
   const messages = request.messages;
-  const lastUser = findLastIndex(messages, (m) => m.role === 'user');
-  const results = messages.slice(lastUser + 1).filter((m) => m.role === 'tool');
-  const tools = request.tools ?? [];
+  // Prompt mode (tools described in the system prompt, results as <tool_response> user turns):
+  // the simulator plays an open model without native tools and answers in Hermes text.
+  const promptTools = request.tools?.length ? [] : toolsFromSystemPrompt(messages);
+  if (promptTools.length > 0) asHermesText = true;
+  const isResponseTurn = (m: ChatMessage): boolean => m.role === 'user' && TOOL_RESPONSE.test(textOf(m));
+  const lastUser = findLastIndex(messages, (m) => m.role === 'user' && !isResponseTurn(m));
+  const results = messages.slice(lastUser + 1).filter((m) => m.role === 'tool' || isResponseTurn(m));
+  const tools = promptTools.length > 0 ? promptTools : request.tools ?? [];
   const prompt = lastUser >= 0 ? textOf(messages[lastUser]) : '';
 
   if (results.length > 0) {
-    const quoted = results.map((m) => textOf(m)).join('; ');
+    const quoted = results.map((m) => textOf(m).replace(TOOL_RESPONSE_TAGS, '').trim()).join('; ');
     return { content: `Here is what the tools returned: ${quoted}`, calls: [] };
   }
   if (tools.length === 0 || request.tool_choice === 'none') {
@@ -104,6 +109,26 @@ function planAnswer(request: ChatRequest, asHermesText: boolean): Plan {
   if (!asHermesText) return { content: null, calls };
   const text = calls.map((c) => `<tool_call>\n${JSON.stringify({ name: c.name, arguments: c.args })}\n</tool_call>`).join('\n');
   return { content: text, calls: [] };
+}
+
+const TOOL_RESPONSE = /<tool_response>/;
+const TOOL_RESPONSE_TAGS = /<\/?tool_response>/g;
+const TOOLS_BLOCK = /<tools>\n([\s\S]*?)\n<\/tools>/;
+
+function toolsFromSystemPrompt(messages: ChatMessage[]): ToolDefinition[] {
+  const system = messages.find((m) => m.role === 'system' || m.role === 'developer');
+  const block = system ? TOOLS_BLOCK.exec(textOf(system)) : null;
+  if (!block) return [];
+  const tools: ToolDefinition[] = [];
+  for (const line of block[1].split('\n')) {
+    try {
+      const parsed = JSON.parse(line) as { function?: ToolDefinition['function'] };
+      if (parsed.function?.name) tools.push({ type: 'function', function: parsed.function });
+    } catch {
+      // not a tool line
+    }
+  }
+  return tools;
 }
 
 function pickTool(tools: ToolDefinition[], request: ChatRequest): ToolDefinition {

@@ -1,15 +1,18 @@
 import type { ChatRequest, ToolDefinition } from '../api/chat-types.js';
 import type { LedgerSnapshot } from '../ledger/types.js';
 
-/** One thing a pass noticed (and, in repair mode, fixed). `index` is the message index, or -1. */
+/**
+ * One thing a pass noticed (and, in repair mode, fixed). `index` is the message index in the request
+ * as that pass saw it (earlier passes may have inserted or removed messages), or -1 for request-level.
+ */
 export interface Finding {
   kind: string;
   index: number;
   detail: string;
   /**
-   * True when the finding changed nothing (a note: a loop without loopNote, corrupted text kept,
-   * an ambiguous but applied match is NOT advisory). Advisory findings are left out of the
-   * x-toolgate-repairs header and never make strict mode reject.
+   * True when the finding itself changed nothing: a loop without loopNote, corrupted text kept, a
+   * ledger candidate not used, the "this match was a guess" note beside a repair. Advisory findings
+   * are left out of the x-toolgate-repairs header and never make strict mode reject.
    */
   advisory?: boolean;
 }

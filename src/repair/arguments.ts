@@ -1,0 +1,56 @@
+import { jsonrepair } from 'jsonrepair';
+import type { ToolCall } from '../api/chat-types.js';
+import { isValidJson } from './json-check.js';
+import type { FindingKind } from './kinds.js';
+import type { Finding, RepairPass } from './types.js';
+import { callName, clip, finding, hasCalls, isRecord, MessageList } from './util.js';
+
+// Pass 5: `function.arguments` is a JSON string on the wire. Frameworks send objects, nothing,
+// or JSON the model got wrong; upstreams that parse history (chat templates, Gemini) then fail.
+// Objects are serialized, empty becomes {}, broken JSON is repaired (jsonrepair) when the result
+// is an object, else wrapped as {"raw_arguments": "<original>"} so no text is lost.
+
+type Fix = { value: string; kind: FindingKind; detail: string };
+
+
+export function fixArguments(raw: unknown): Fix | null {
+  if (typeof raw === 'string') {
+    if (raw.trim() === '') return { value: '{}', kind: 'arguments_empty', detail: 'empty arguments → {}' };
+    if (isValidJson(raw)) return null;
+    try {
+      const repaired = jsonrepair(raw);
+      if (isRecord(JSON.parse(repaired))) {
+        return { value: repaired, kind: 'arguments_repaired', detail: `invalid JSON ${clip(raw, 40)} repaired` };
+      }
+    } catch {
+      // not repairable: wrapped below
+    }
+    return { value: JSON.stringify({ raw_arguments: raw }), kind: 'arguments_wrapped', detail: `unrepairable arguments ${clip(raw, 40)} wrapped` };
+  }
+  if (raw === undefined || raw === null) return { value: '{}', kind: 'arguments_empty', detail: `${String(raw)} arguments → {}` };
+  return { value: JSON.stringify(raw), kind: 'arguments_stringified', detail: `${Array.isArray(raw) ? 'array' : typeof raw} arguments → JSON string` };
+}
+
+export const argumentsPass: RepairPass = {
+  name: 'arguments',
+  run(request) {
+    const messages = request.messages;
+    const list = new MessageList(messages);
+    const findings: Finding[] = [];
+    messages.forEach((message, i) => {
+      if (message.role !== 'assistant' || !hasCalls(message)) return;
+      let calls: ToolCall[] | null = null;
+      for (let j = 0; j < message.tool_calls.length; j++) {
+        const call = message.tool_calls[j];
+        if (!isRecord(call) || !isRecord(call.function)) continue;
+        const fix = fixArguments(call.function.arguments);
+        if (fix === null) continue;
+        calls ??= message.tool_calls.slice();
+        calls[j] = { ...call, function: { ...call.function, arguments: fix.value } };
+        findings.push(finding(fix.kind, i, `${callName(call)}: ${fix.detail}`));
+      }
+      if (calls !== null) list.set(i, { ...message, tool_calls: calls });
+    });
+    return { request: list.result(request), findings };
+  },
+};

@@ -1,0 +1,165 @@
+import type { ChatRequest, FunctionDefinition, JsonObject, ToolChoice, ToolDefinition } from '../api/chat-types.js';
+import { errors } from '../errors.js';
+import type { Finding, RepairPass } from './types.js';
+import { finding, isRecord, nonEmptyString } from './util.js';
+
+// Pass 7: tool definitions in the shapes frameworks send by mistake, turned into chat tools:
+// AIFunction dicts ({type:"ai_function", name, description, input_model}), legacy `functions`
+// (+ `function_call`), bare {name, description, parameters}, flat Responses {type:"function", name},
+// Anthropic-style {name, input_schema}. Non-function tools (web_search, custom…) pass through.
+
+const EMPTY_SCHEMA: JsonObject = { type: 'object', properties: {} };
+const SCHEMA_KEYS = ['type', 'properties', '$schema', 'anyOf', 'oneOf', 'allOf', '$ref', '$defs'];
+
+interface Converted {
+  tool: unknown;
+  name: string | null;
+  note: string | null;
+}
+
+function looksLikeSchema(value: unknown): value is JsonObject {
+  return isRecord(value) && SCHEMA_KEYS.some((key) => key in value);
+}
+
+/** `input_model` may be a JSON schema, a JSON string of one, or a class repr: keep what is usable. */
+function schemaFromModel(model: unknown): { schema: JsonObject; usable: boolean } {
+  if (looksLikeSchema(model)) return { schema: model, usable: true };
+  if (typeof model === 'string') {
+    try {
+      const parsed: unknown = JSON.parse(model);
+      if (looksLikeSchema(parsed)) return { schema: parsed, usable: true };
+    } catch {
+      // a class repr such as "<class 'WeatherArgs'>": nothing to learn from it
+    }
+  }
+  return { schema: EMPTY_SCHEMA, usable: model === undefined || model === null };
+}
+
+function wrap(raw: Record<string, unknown>, parameters: unknown): ToolDefinition {
+  const fn: FunctionDefinition = { name: raw.name as string };
+  if (typeof raw.description === 'string') fn.description = raw.description;
+  if (isRecord(parameters)) fn.parameters = parameters;
+  if (typeof raw.strict === 'boolean' || raw.strict === null) fn.strict = raw.strict;
+  return { type: 'function', function: fn };
+}
+
+function convertTool(raw: unknown, param: string): Converted {
+  if (!isRecord(raw)) {
+    throw errors.invalidRequest(`Invalid tool at ${param}: expected an object, got ${JSON.stringify(raw) ?? 'undefined'}.`, param);
+  }
+  const type = raw.type;
+  if (type === 'function' && isRecord(raw.function)) {
+    if (!nonEmptyString(raw.function.name)) {
+      throw errors.invalidRequest(`Invalid tool at ${param}: function.name is missing.`, `${param}.function.name`);
+    }
+    return { tool: raw, name: raw.function.name, note: null };
+  }
+  const functionLike = type === undefined || type === 'function' || type === 'ai_function' || 'input_model' in raw;
+  if (!functionLike) return { tool: raw, name: null, note: null };
+  if (!nonEmptyString(raw.name)) {
+    throw errors.invalidRequest(
+      `Invalid tool at ${param}: no function name (looked for function.name and name).`,
+      `${param}.function.name`,
+    );
+  }
+  if ('input_model' in raw && !isRecord(raw.parameters)) {
+    const { schema, usable } = schemaFromModel(raw.input_model);
+    const how = usable ? 'input_model used as parameters' : 'input_model is not a JSON schema, parameters left open';
+    return { tool: wrap(raw, schema), name: raw.name, note: `AIFunction-style tool '${raw.name}' converted (${how})` };
+  }
+  const parameters = isRecord(raw.parameters) ? raw.parameters : raw.input_schema;
+  const shape = type === 'function' ? 'flat Responses-style' : 'bare';
+  return { tool: wrap(raw, parameters), name: raw.name, note: `${shape} tool '${raw.name}' wrapped in {type:"function", function}` };
+}
+
+function convertChoice(choice: unknown): ToolChoice | undefined {
+  if (choice === 'auto' || choice === 'none' || choice === 'required') return choice;
+  if (isRecord(choice) && nonEmptyString(choice.name)) return { type: 'function', function: { name: choice.name } };
+  return undefined;
+}
+
+interface Normalized {
+  request: ChatRequest;
+  findings: Finding[];
+  tools: ToolDefinition[];
+}
+
+function normalize(request: ChatRequest): Normalized {
+  const rawTools: unknown = request.tools;
+  const rawFunctions: unknown = request.functions;
+  const hasLegacyChoice = 'function_call' in request;
+  const choice: unknown = request.tool_choice;
+  const flatChoice = isRecord(choice) && choice.type === 'function' && !isRecord(choice.function) && nonEmptyString(choice.name);
+  if (rawTools === undefined && rawFunctions === undefined && !hasLegacyChoice && !flatChoice) {
+    return { request, findings: [], tools: [] };
+  }
+
+  const findings: Finding[] = [];
+  const inputs: Array<{ raw: unknown; param: string }> = [];
+  if (Array.isArray(rawTools)) rawTools.forEach((raw, i) => inputs.push({ raw, param: `tools[${i}]` }));
+  if (Array.isArray(rawFunctions)) rawFunctions.forEach((raw, i) => inputs.push({ raw, param: `functions[${i}]` }));
+
+  const seen = new Set<string>();
+  const out: unknown[] = [];
+  const declared: ToolDefinition[] = [];
+  let changed = rawFunctions !== undefined || hasLegacyChoice || flatChoice;
+  for (const { raw, param } of inputs) {
+    const converted = convertTool(raw, param);
+    if (converted.name !== null) {
+      if (seen.has(converted.name)) throw errors.duplicateToolName(converted.name, param);
+      seen.add(converted.name);
+      declared.push(converted.tool as ToolDefinition);
+    }
+    if (converted.note !== null) {
+      changed = true;
+      findings.push(finding('tool_definition_converted', -1, `${param}: ${converted.note}`));
+    }
+    out.push(converted.tool);
+  }
+  if (Array.isArray(rawTools) && rawTools.length === 0 && rawFunctions === undefined) changed = true;
+  if (!changed) return { request, findings: [], tools: declared };
+
+  const next: ChatRequest = { ...request };
+  delete next.functions;
+  delete next.function_call;
+  if (rawFunctions !== undefined) findings.push(finding('tool_definition_converted', -1, 'legacy `functions` moved to `tools`'));
+  if (hasLegacyChoice && next.tool_choice === undefined) {
+    const choice = convertChoice(request.function_call);
+    if (choice !== undefined) next.tool_choice = choice;
+    findings.push(finding('tool_choice_converted', -1, `legacy function_call ${JSON.stringify(request.function_call)} → tool_choice`));
+  } else if (hasLegacyChoice) {
+    findings.push(finding('tool_choice_converted', -1, 'legacy function_call dropped: tool_choice is already set'));
+  }
+  if (flatChoice) {
+    const name = choice.name as string;
+    next.tool_choice = { type: 'function', function: { name } };
+    findings.push(finding('tool_choice_converted', -1, `flat tool_choice for '${name}' wrapped`));
+  }
+  if (out.length > 0) {
+    next.tools = out as ToolDefinition[];
+  } else if (Array.isArray(rawTools) || rawFunctions !== undefined) {
+    // OpenAI rejects an empty tools array, and a tool_choice without tools.
+    delete next.tools;
+    delete next.tool_choice;
+    findings.push(finding('empty_tools_removed', -1, 'empty tools array removed'));
+  }
+  return { request: next, findings, tools: declared };
+}
+
+export const toolDefinitionsPass: RepairPass = {
+  name: 'tool-definitions',
+  run(request) {
+    const { request: next, findings } = normalize(request);
+    return { request: next, findings };
+  },
+};
+
+/**
+ * Declared function tools by name, after the same normalization the pass applies (so it agrees
+ * with what goes upstream). Throws the catalogue's 400 on duplicate names or nameless tools.
+ */
+export function declaredToolsOf(request: ChatRequest): Map<string, ToolDefinition> {
+  const map = new Map<string, ToolDefinition>();
+  for (const tool of normalize(request).tools) map.set(tool.function.name, tool);
+  return map;
+}

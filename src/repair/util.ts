@@ -1,0 +1,92 @@
+import type { ChatMessage, ChatRequest, ToolCall } from '../api/chat-types.js';
+import type { FindingKind } from './kinds.js';
+import type { Finding } from './types.js';
+
+export { contentText } from '../ledger/fingerprint.js';
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function nonEmptyString(value: unknown): value is string {
+  return typeof value === 'string' && value !== '';
+}
+
+/** The message has at least one tool call (shape not checked). */
+export function hasCalls(message: ChatMessage): message is ChatMessage & { tool_calls: ToolCall[] } {
+  return Array.isArray(message.tool_calls) && message.tool_calls.length > 0;
+}
+
+export function callId(call: ToolCall): string {
+  return typeof call.id === 'string' ? call.id : '';
+}
+
+export function callName(call: ToolCall): string {
+  return isRecord(call.function) && typeof call.function.name === 'string' ? call.function.name : '';
+}
+
+/** A tool result's id, '' when missing. */
+export function resultId(message: ChatMessage): string {
+  return typeof message.tool_call_id === 'string' ? message.tool_call_id : '';
+}
+
+export function finding(kind: FindingKind, index: number, detail: string, advisory = false): Finding {
+  return advisory ? { kind, index, detail, advisory: true } : { kind, index, detail };
+}
+
+export function clip(text: string, max = 60): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
+}
+
+export function withMessages(request: ChatRequest, messages: ChatMessage[]): ChatRequest {
+  return { ...request, messages };
+}
+
+/** Copy-on-write view of the message list: the input is sliced only on the first change. */
+export class MessageList {
+  private copy: ChatMessage[] | null = null;
+  constructor(private readonly source: ChatMessage[]) {}
+
+  get(index: number): ChatMessage {
+    return (this.copy ?? this.source)[index];
+  }
+
+  set(index: number, message: ChatMessage): void {
+    if (this.copy === null) this.copy = this.source.slice();
+    this.copy[index] = message;
+  }
+
+  get changed(): boolean {
+    return this.copy !== null;
+  }
+
+  result(request: ChatRequest): ChatRequest {
+    return this.copy === null ? request : withMessages(request, this.copy);
+  }
+}
+
+/** A message without the given keys (a shallow copy). */
+export function omitKeys<T extends Record<string, unknown>>(value: T, keys: readonly string[]): T {
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) if (!keys.includes(key)) out[key] = value[key];
+  return out as T;
+}
+
+/** Every call id declared by an assistant anywhere in the history. */
+export function allCallIds(messages: readonly ChatMessage[]): Set<string> {
+  const ids = new Set<string>();
+  for (const message of messages) {
+    if (message.role !== 'assistant' || !hasCalls(message)) continue;
+    for (const call of message.tool_calls) if (nonEmptyString(call?.id)) ids.add(call.id);
+  }
+  return ids;
+}
+
+/** An id not in `taken` (which it is added to), derived from `base`. */
+export function uniqueId(base: string, taken: Set<string>): string {
+  let id = base;
+  for (let n = 2; taken.has(id); n++) id = `${base}_${n}`;
+  taken.add(id);
+  return id;
+}
