@@ -7,6 +7,7 @@ import { SimulatorAdapter } from '../../src/providers/simulator.js';
 import type { ProviderAdapter, ProviderCallContext, ProviderSettings, ProviderType } from '../../src/providers/types.js';
 import { answer, newSignature, startGeminiEmulator, usage } from '../emulators/gemini-server.js';
 import { startOpenAIEmulator } from '../emulators/openai-server.js';
+import { weatherScript } from '../emulators/openai-script.js';
 
 // One harness per adapter for the shared contract suite. A harness scripts its own upstream
 // emulator in that upstream's wire format; the suite only speaks the normalized chat shape.
@@ -62,7 +63,7 @@ async function openAIHarness(type: 'openai' | 'openai-compatible'): Promise<Harn
       toolCalls: (calls) => emulator.setScript(() => ({ toolCalls: calls.map((c) => ({ name: c.name, arguments: c.args })) })),
       error: (status, message) => emulator.setScript(() => ({ error: { status, body: { error: { message, type: 'invalid_request_error', param: null, code: null } } } })),
       hang: () => emulator.setScript(() => new Promise(() => undefined)),
-      reset: () => emulator.setScript(),
+      reset: () => emulator.setScript(weatherScript),
     },
     unreachable: new OpenAICompatibleAdapter(settingsFor(type, 'http://127.0.0.1:1/v1', 'k')),
     close: async () => {
