@@ -106,6 +106,70 @@ export const errors = {
     new GatewayError(504, 'timeout_error', `Provider '${provider}' stream stalled: no data for ${idleMs} ms.`, {
       code: 'stream_idle_timeout',
     }),
+  // Reliability and security (gateway keys, limits, resilience). Keys and their hashes are never echoed.
+  invalidApiKey: () =>
+    new GatewayError(
+      401,
+      'invalid_request_error',
+      "Incorrect or missing API key for this gateway. Send it as 'Authorization: Bearer <gateway key>'.",
+      { code: 'invalid_api_key' },
+    ),
+  modelNotAllowed: (model: string, keyName: string) =>
+    new GatewayError(403, 'permission_error', `The gateway key '${keyName}' is not allowed to use the model '${model}'.`, {
+      param: 'model',
+      code: 'model_not_allowed',
+    }),
+  rateLimited: (keyName: string, limit: string, retryAfterSeconds: number) =>
+    new GatewayError(429, 'rate_limit_error', `Rate limit reached for gateway key '${keyName}': ${limit}. Please try again in ${retryAfterSeconds}s.`, {
+      code: 'rate_limit_exceeded',
+      headers: { 'retry-after': String(retryAfterSeconds) },
+    }),
+  budgetExceeded: (keyName: string, budgetUsd: number, retryAfterSeconds: number) =>
+    new GatewayError(429, 'rate_limit_error', `Gateway key '${keyName}' has used its daily budget of $${budgetUsd}; it resets at 00:00 UTC.`, {
+      code: 'budget_exceeded',
+      headers: { 'retry-after': String(retryAfterSeconds) },
+    }),
+  tooMany: (param: string, limit: number, actual: number) =>
+    new GatewayError(400, 'invalid_request_error', `Invalid '${param}': ${actual} items is more than the gateway's limit of ${limit}.`, {
+      param,
+      code: 'array_above_max_length',
+    }),
+  bodyTooDeep: (maxDepth: number) =>
+    new GatewayError(400, 'invalid_request_error', `The JSON body is nested deeper than the gateway's limit of ${maxDepth} levels.`, {
+      code: 'invalid_body',
+    }),
+  stringTooLong: (maxLength: number) =>
+    new GatewayError(400, 'invalid_request_error', `The JSON body has a string longer than the gateway's limit of ${maxLength} characters.`, {
+      code: 'string_above_max_length',
+    }),
+  forbiddenKey: (key: string) =>
+    new GatewayError(400, 'invalid_request_error', `The JSON body uses the reserved key '${key}'.`, { code: 'invalid_body' }),
+  circuitOpen: (provider: string, retryAfterSeconds: number) =>
+    new GatewayError(
+      503,
+      'upstream_error',
+      `Provider '${provider}' is failing and toolgate stopped calling it for a while (circuit breaker open); no fallback was available. Please try again in ${retryAfterSeconds}s.`,
+      { code: 'upstream_circuit_open', headers: { 'retry-after': String(retryAfterSeconds) } },
+    ),
+  stateUnavailable: () =>
+    new GatewayError(503, 'server_error', "The gateway's shared state (Redis) is unavailable; rate limits cannot be checked.", {
+      code: 'state_unavailable',
+      headers: { 'retry-after': '1' },
+    }),
+  // Responses API state, in OpenAI's wording (an unknown previous_response_id is a 400 there).
+  previousResponseNotFound: (id: string) =>
+    new GatewayError(400, 'invalid_request_error', `Previous response with id '${id}' not found.`, {
+      param: 'previous_response_id',
+      code: 'previous_response_not_found',
+    }),
+  responseNotFound: (id: string) =>
+    new GatewayError(404, 'invalid_request_error', `Response with id '${id}' not found.`, { param: 'response_id', code: 'response_not_found' }),
+  itemNotFound: (id: string, param: string) =>
+    new GatewayError(404, 'invalid_request_error', `Item with id '${id}' not found.`, { param, code: 'item_not_found' }),
+  responseStoreUnavailable: () =>
+    new GatewayError(503, 'server_error', 'The response store is unavailable; conversation state could not be read or written.', {
+      code: 'response_store_unavailable',
+    }),
   internal: (message = 'The gateway hit an internal error; the request was not completed.') =>
     new GatewayError(500, 'server_error', message, { code: 'internal_error' }),
   shuttingDown: () =>

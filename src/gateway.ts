@@ -1,10 +1,13 @@
 import type { Logger } from 'pino';
+import type { GatewayAuth } from './auth/index.js';
 import type { LoadedConfig } from './config/load.js';
 import type { CallLedger } from './ledger/types.js';
 import type { ProviderAdapter } from './providers/types.js';
 import type { ModelRouter } from './routing/router.js';
 import type { Metrics } from './metrics/index.js';
 import type { RepairOptions } from './repair/types.js';
+import type { Resilience } from './resilience/index.js';
+import type { ResponseStore } from './responses/store.js';
 
 /** Everything a request needs, built once at startup and shared read-only by the pipeline. */
 export interface Gateway {
@@ -12,6 +15,8 @@ export interface Gateway {
   router: ModelRouter;
   providers: ReadonlyMap<string, ProviderAdapter>;
   ledger: CallLedger;
+  /** Responses API state: stored responses and their items (previous_response_id, item_reference). */
+  responseStore: ResponseStore;
   metrics: Metrics;
   repairOptions: RepairOptions;
   log: Logger;
@@ -19,4 +24,8 @@ export interface Gateway {
   promptModeModels: Set<string>;
   /** Lower-cased client header names forwarded upstream. */
   forwardHeaderNames: ReadonlySet<string>;
+  /** Gateway keys, their model globs and limits (disabled when no key is configured). */
+  auth: GatewayAuth;
+  /** Per-provider retry policies and circuit breakers. */
+  resilience: Resilience;
 }

@@ -21,9 +21,13 @@ export class MemoryLedger implements CallLedger {
     const maxEntries = Math.max(1, Math.floor(options.maxEntries ?? 10_000));
     const ttl = Math.max(1, Math.floor(options.ttlMs ?? 3_600_000));
     const common = { ttl, ttlResolution: 0, ...(options.clock ? { perf: options.clock } : {}) };
-    this.byPrefix = new LRUCache<string, LedgerEntry>({ max: maxEntries, ...common });
+    // maxSize with unit sizes, not `max`: lru-cache preallocates `max` slots up front, which cost
+    // hundreds of ms and tens of MB at every start for the default bound.
+    const unit = { sizeCalculation: () => 1 };
+    this.byPrefix = new LRUCache<string, LedgerEntry>({ maxSize: maxEntries, ...unit, ...common });
     this.byCallId = new LRUCache<string, LedgerEntry>({
-      max: Math.max(1, Math.floor(options.maxCallIds ?? maxEntries * 8)),
+      maxSize: Math.max(1, Math.floor(options.maxCallIds ?? maxEntries * 8)),
+      ...unit,
       ...common,
     });
   }

@@ -29,6 +29,11 @@ export const FINDING_KINDS = {
   arguments_empty: 'empty or missing arguments replaced by {}',
   corrupted_content: 'text that is an object repr (<… object at 0x…>, [object Object]): dropped, or kept (advisory) per options',
   tool_loop: 'the same tool with identical arguments called loopThreshold+ times (advisory unless loopNote adds a note)',
+  // Responses API items (src/responses/repair-items.ts)
+  item_type_inferred: 'a Responses input item without `type` typed from its keys: {call_id, output} → function_call_output, {call_id, name, arguments} → function_call, {role, content} → message, {id} → item_reference',
+  message_content_fixed: 'Responses message content fixed: `text`/bare strings → input_text or output_text by role, wrong-role part types swapped, null content → ""',
+  tool_output_stringified: 'a function_call_output `output` given as an object, number or null turned into a string',
+  history_restored: 'an earlier call or output of the current turn the client left out, spliced back from the response store',
 } as const;
 
 export type FindingKind = keyof typeof FINDING_KINDS;

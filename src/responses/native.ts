@@ -1,0 +1,142 @@
+import type { Usage } from '../api/chat-types.js';
+import { errors, isGatewayError } from '../errors.js';
+import type { Gateway } from '../gateway.js';
+import { sseEvent } from '../http/sse.js';
+import { outcomeOfError } from '../metrics/index.js';
+import type { ChatCallInput } from '../pipeline/chat.js';
+import { RequestTelemetry } from '../pipeline/telemetry.js';
+import { requiresKey } from '../providers/registry.js';
+import type { NativeResponses, ProviderCallContext } from '../providers/types.js';
+import type { ResolvedModel } from '../routing/router.js';
+import { createReport } from '../toolcalls/normalize-shared.js';
+import { persist, type CreateResult, type Prepared } from './prepared.js';
+import { toChatRequest } from './to-chat.js';
+import { isRecord, type ResponseObject } from './types.js';
+
+// OpenAI speaks /responses itself: the repaired, restored request goes there as is (JSON or SSE,
+// events relayed byte for byte), and OpenAI keeps its own state (previous_response_id, item ids).
+// The gateway stores what it relays as well, so restoration and GET work the same on every upstream.
+
+const TERMINAL = new Set(['response.completed', 'response.incomplete', 'response.failed']);
+
+export async function nativeCreate(prepared: Prepared, target: ResolvedModel, native: NativeResponses, input: ChatCallInput, gateway: Gateway): Promise<CreateResult> {
+  const { request } = prepared;
+  const settings = target.provider.settings;
+  const info = input.info;
+  info.provider = settings.name;
+  info.upstreamModel = target.upstreamModel;
+  if (prepared.repairsHeader) info.repairs = prepared.repairsHeader;
+  if (requiresKey(settings) && !settings.apiKey) {
+    throw errors.providerKeyMissing(settings.name, settings.apiKeyEnv ?? `the apiKey of provider '${settings.name}'`);
+  }
+  const context: ProviderCallContext = {
+    upstreamModel: target.upstreamModel,
+    signal: input.signal,
+    requestId: input.requestId,
+    log: input.log,
+    ledger: gateway.ledger,
+    forwardHeaders: forwardHeaders(input.headers, gateway.forwardHeaderNames),
+  };
+  const { stream: _stream, ...rest } = request;
+  const body: Record<string, unknown> = { ...rest, model: target.upstreamModel, input: prepared.items };
+  const headers: Record<string, string> = prepared.repairsHeader ? { 'x-toolgate-repairs': prepared.repairsHeader } : {};
+  const view = toChatRequest(request, [...prepared.previous, ...prepared.items], { provider: settings.name, lenient: true });
+  const taskHeader = input.headers['x-toolgate-task-id'];
+  const telemetry = new RequestTelemetry(gateway, info, settings.name, view, target.upstreamModel, typeof taskHeader === 'string' ? taskHeader : undefined);
+  const started = performance.now();
+  const settle = (error?: unknown): void => {
+    info.upstreamSeconds += (performance.now() - started) / 1000;
+    telemetry.llmCall(error === undefined ? 'success' : outcomeOfError(error, input.signal));
+  };
+  const answered = (response: ResponseObject): void => {
+    const calls = response.output.filter((item) => item.type === 'function_call').length;
+    const report = { ...createReport(), mode: calls > 0 ? ('native' as const) : ('none' as const), toolCalls: calls };
+    const usage = chatUsage(response.usage);
+    info.usage = usage;
+    info.toolMode = report.mode;
+    telemetry.answer(report, report.mode, usage, (view.tools?.length ?? 0) > 0);
+  };
+
+  if (request.stream !== true) {
+    let response: Record<string, unknown>;
+    try {
+      response = await native.create(body, context);
+    } catch (error) {
+      settle(error);
+      throw error;
+    }
+    settle();
+    telemetry.firstToken();
+    if (isResponse(response)) {
+      answered(response);
+      await persist(gateway, prepared, response, input.log);
+    }
+    return { kind: 'json', response: response as ResponseObject, headers };
+  }
+
+  let events: Awaited<ReturnType<NativeResponses['stream']>>;
+  try {
+    events = await native.stream(body, context);
+  } catch (error) {
+    settle(error);
+    throw error;
+  }
+  async function* frames(): AsyncGenerator<string> {
+    let sequence = -1;
+    try {
+      for await (const event of events) {
+        let data: unknown;
+        try {
+          data = JSON.parse(event.data);
+        } catch {
+          data = undefined;
+        }
+        const type = event.event ?? (isRecord(data) && typeof data.type === 'string' ? data.type : 'message');
+        if (isRecord(data) && typeof data.sequence_number === 'number') sequence = data.sequence_number;
+        if (type !== 'response.created' && type !== 'response.in_progress') telemetry.firstToken();
+        if (TERMINAL.has(type) && isRecord(data) && isResponse(data.response)) {
+          answered(data.response);
+          await persist(gateway, prepared, data.response, input.log);
+        }
+        yield sseEvent(type, event.data);
+      }
+      settle();
+    } catch (error) {
+      settle(error);
+      if (input.signal.aborted) return;
+      const mapped = isGatewayError(error) ? error : errors.internal();
+      info.error = mapped.message;
+      input.log.warn({ err: error }, 'native responses stream ended with an error');
+      const frame = { type: 'error', code: mapped.code, message: mapped.message, param: mapped.param, sequence_number: sequence + 1 };
+      yield sseEvent('error', JSON.stringify(frame));
+    }
+  }
+  return { kind: 'stream', frames: frames(), headers };
+}
+
+function isResponse(value: unknown): value is ResponseObject {
+  return isRecord(value) && typeof value.id === 'string' && Array.isArray(value.output);
+}
+
+function chatUsage(usage: unknown): Usage | undefined {
+  if (!isRecord(usage)) return undefined;
+  const num = (value: unknown): number => (typeof value === 'number' ? value : 0);
+  const input = isRecord(usage.input_tokens_details) ? usage.input_tokens_details : {};
+  const output = isRecord(usage.output_tokens_details) ? usage.output_tokens_details : {};
+  return {
+    prompt_tokens: num(usage.input_tokens),
+    completion_tokens: num(usage.output_tokens),
+    total_tokens: num(usage.total_tokens),
+    prompt_tokens_details: { cached_tokens: num(input.cached_tokens) },
+    completion_tokens_details: { reasoning_tokens: num(output.reasoning_tokens) },
+  };
+}
+
+function forwardHeaders(headers: Record<string, string | string[] | undefined>, allowed: ReadonlySet<string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of allowed) {
+    const value = headers[name];
+    if (typeof value === 'string') out[name] = value;
+  }
+  return out;
+}

@@ -1,0 +1,54 @@
+import type { FastifyBaseLogger as Logger } from 'fastify';
+import type { Gateway } from '../gateway.js';
+import { idPrefixFor, newId } from './ids.js';
+import type { StoredResponse } from './store.js';
+import type { Item, ResponseObject, ResponsesRequest } from './types.js';
+
+// What the create paths (native, bridge) share: the prepared request, their result, storing.
+
+export interface Prepared {
+  request: ResponsesRequest;
+  /** This request's items: repaired, restored; references resolved on the bridge. */
+  items: Item[];
+  /** The resolved previous_response_id chain (bridge: sent before `items`; native: OpenAI has it). */
+  previous: Item[];
+  /** x-toolgate-repairs for the item-level findings. */
+  repairsHeader?: string;
+  /** Set by the native path: what it stores is the upstream's own response. */
+  native?: boolean;
+}
+
+export type CreateResult =
+  | { kind: 'json'; response: ResponseObject; headers: Record<string, string> }
+  /** Ready SSE frames; errors after the start are already frames (an `error` event), never thrown. */
+  | { kind: 'stream'; frames: AsyncIterable<string>; headers: Record<string, string> };
+
+/** Stores a finished response (store !== false). A store outage costs later lookups, not this answer. */
+export async function persist(gateway: Gateway, prepared: Prepared, response: ResponseObject, log: Logger): Promise<void> {
+  if (prepared.request.store === false) return;
+  const record: StoredResponse = { response, input: withIds(prepared.items) };
+  if (prepared.request.previous_response_id !== undefined) record.previousResponseId = prepared.request.previous_response_id;
+  if (prepared.native) record.native = true;
+  try {
+    await gateway.responseStore.put(record);
+  } catch (error) {
+    log.warn({ err: error, responseId: response.id }, 'response store write failed');
+  }
+}
+
+/** Input items as input_items lists them: every item with an id. */
+function withIds(items: readonly Item[]): Item[] {
+  return items.map((item) => (typeof item.id === 'string' && item.id !== '' ? item : { ...item, id: newId(idPrefixFor(item.type)) }));
+}
+
+/** Two `kind=n,…` headers as one, counts added. */
+export function mergeRepairHeaders(...headers: Array<string | undefined>): string | undefined {
+  const counts = new Map<string, number>();
+  for (const header of headers) {
+    for (const pair of header?.split(',') ?? []) {
+      const [kind, count] = pair.split('=');
+      if (kind) counts.set(kind, (counts.get(kind) ?? 0) + Number(count ?? 0));
+    }
+  }
+  return counts.size === 0 ? undefined : [...counts].map(([kind, count]) => `${kind}=${count}`).join(',');
+}

@@ -1,0 +1,126 @@
+import type { ChatMessage, ChatRequest, ContentPart as ChatPart, ToolCall, ToolChoice, ToolDefinition } from '../api/chat-types.js';
+import { errors } from '../errors.js';
+import { isFunctionCall, isFunctionOutput, isMessage, isRecord, itemText, type ContentPart, type FunctionTool, type Item, type ResponsesRequest } from './types.js';
+
+// Responses → Chat Completions, for every upstream without a native /responses: items become
+// messages (function_call → assistant tool_calls, function_call_output → tool messages),
+// reasoning items are dropped (no chat upstream takes them back), and request fields map to their
+// chat twins. References must be resolved before this runs.
+
+export interface ToChatOptions {
+  /** Named in errors for what the bridge cannot carry. */
+  provider: string;
+  /** Translate what can be translated and skip the rest (telemetry views), instead of a 400. */
+  lenient?: boolean;
+}
+
+export function toChatRequest(request: ResponsesRequest, items: readonly Item[], options: ToChatOptions): ChatRequest {
+  const messages: ChatMessage[] = [];
+  if (typeof request.instructions === 'string' && request.instructions !== '') messages.push({ role: 'system', content: request.instructions });
+  else if (Array.isArray(request.instructions)) messages.push(...toChatMessages(request.instructions, options, 'instructions'));
+  messages.push(...toChatMessages(items, options, 'input'));
+
+  const chat: ChatRequest = { model: request.model, messages };
+  const tools = toChatTools(request.tools ?? [], options);
+  if (tools.length > 0) {
+    chat.tools = tools;
+    if (request.tool_choice !== undefined) chat.tool_choice = toChatToolChoice(request.tool_choice, options);
+    if (request.parallel_tool_calls !== undefined) chat.parallel_tool_calls = request.parallel_tool_calls;
+  }
+  if (request.max_output_tokens !== undefined) chat.max_tokens = request.max_output_tokens;
+  if (request.temperature !== undefined) chat.temperature = request.temperature;
+  if (request.top_p !== undefined) chat.top_p = request.top_p;
+  if (request.user !== undefined) chat.user = request.user;
+  if (request.stream === true) chat.stream = true;
+  const format = isRecord(request.text) && isRecord(request.text.format) ? request.text.format : undefined;
+  if (format?.type === 'json_object') chat.response_format = { type: 'json_object' };
+  else if (format?.type === 'json_schema') {
+    const { type: _type, ...schema } = format;
+    chat.response_format = { type: 'json_schema', json_schema: schema };
+  }
+  // "none" means no reasoning, which is what an upstream without the parameter does anyway.
+  const effort = isRecord(request.reasoning) ? request.reasoning.effort : undefined;
+  if (typeof effort === 'string' && effort !== 'none') chat.reasoning_effort = effort;
+  return chat;
+}
+
+export function toChatMessages(items: readonly Item[], options: ToChatOptions, param: string): ChatMessage[] {
+  const out: ChatMessage[] = [];
+  /** The assistant message function calls join: the last one, unless results came after it. */
+  let open: ChatMessage | null = null;
+  items.forEach((item, index) => {
+    if (isMessage(item)) {
+      if (item.role === 'assistant') {
+        open = { role: 'assistant', content: itemText(item.content) };
+        out.push(open);
+        return;
+      }
+      open = null;
+      out.push({ role: item.role, content: toChatContent(item.content) });
+    } else if (isFunctionCall(item)) {
+      const call: ToolCall = { id: item.call_id, type: 'function', function: { name: item.name, arguments: item.arguments } };
+      if (open === null) {
+        open = { role: 'assistant', content: null, tool_calls: [] };
+        out.push(open);
+      }
+      open.tool_calls = [...(open.tool_calls ?? []), call];
+    } else if (isFunctionOutput(item)) {
+      out.push({ role: 'tool', tool_call_id: item.call_id, content: typeof item.output === 'string' ? item.output : itemText(item.output) });
+      if (open?.tool_calls?.length) open = null;
+    } else if (item.type === 'reasoning') {
+      // Reasoning stays with the upstream that produced it.
+    } else if (item.type === 'item_reference') {
+      if (!options.lenient) throw errors.itemNotFound(String(item.id), `${param}[${index}]`);
+    } else if (!options.lenient) {
+      throw errors.invalidRequest(
+        `Item type '${String(item.type)}' is not supported on provider '${options.provider}': toolgate bridges messages, function calls and their outputs to chat completions.`,
+        `${param}[${index}].type`,
+        'unsupported_item_type',
+      );
+    }
+  });
+  return out;
+}
+
+/** Responses content → chat content: a string stays, text parts become `text`, images `image_url`. */
+function toChatContent(content: string | ContentPart[]): string | ChatPart[] {
+  if (typeof content === 'string') return content;
+  const parts: ChatPart[] = content.map((part) => {
+    if (part.type === 'input_image') {
+      const url = typeof part.image_url === 'string' ? part.image_url : typeof part.file_id === 'string' ? part.file_id : '';
+      return { type: 'image_url', image_url: { url, ...(typeof part.detail === 'string' ? { detail: part.detail } : {}) } };
+    }
+    if (part.type === 'input_file') return { type: 'text', text: `[file ${String(part.filename ?? part.file_id ?? '')}]` };
+    return { type: 'text', text: typeof part.text === 'string' ? part.text : itemText([part]) };
+  });
+  return parts.every((part) => part.type === 'text') ? parts.map((part) => String(part.text)).join('') : parts;
+}
+
+function toChatTools(tools: readonly Record<string, unknown>[], options: ToChatOptions): ToolDefinition[] {
+  const out: ToolDefinition[] = [];
+  tools.forEach((tool, index) => {
+    if (tool.type !== 'function') {
+      if (options.lenient) return;
+      throw errors.invalidRequest(
+        `Tool type '${String(tool.type)}' is not supported on provider '${options.provider}': only function tools can be bridged to chat completions.`,
+        `tools[${index}].type`,
+        'unsupported_tool_type',
+      );
+    }
+    const flat = tool as FunctionTool;
+    const fn: ToolDefinition['function'] = { name: flat.name };
+    if (typeof flat.description === 'string') fn.description = flat.description;
+    fn.parameters = isRecord(flat.parameters) ? flat.parameters : { type: 'object', properties: {} };
+    if (typeof flat.strict === 'boolean') fn.strict = flat.strict;
+    out.push({ type: 'function', function: fn });
+  });
+  return out;
+}
+
+function toChatToolChoice(choice: string | Record<string, unknown>, options: ToChatOptions): ToolChoice {
+  if (typeof choice === 'string') return choice as ToolChoice;
+  if (choice.type === 'function' && typeof choice.name === 'string') return { type: 'function', function: { name: choice.name } };
+  if (choice.type === 'allowed_tools') return choice.mode === 'required' ? 'required' : 'auto';
+  if (options.lenient) return 'auto';
+  throw errors.invalidRequest(`tool_choice type '${String(choice.type)}' is not supported on provider '${options.provider}'.`, 'tool_choice', 'invalid_value');
+}
