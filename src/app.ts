@@ -1,25 +1,32 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import type { Logger } from 'pino';
+import { createAuth } from './auth/index.js';
+import { registerGuards } from './auth/guard.js';
 import type { LoadedConfig } from './config/load.js';
 import { errors } from './errors.js';
 import type { Gateway } from './gateway.js';
 import { toGatewayError } from './http/errors.js';
-import { MemoryLedger } from './ledger/memory.js';
+import { parseJsonBody } from './http/json-body.js';
 import type { CallLedger } from './ledger/types.js';
 import { createMetrics, createPriceLookup, type Endpoint, type PriceTable } from './metrics/index.js';
 import { createProviders } from './providers/registry.js';
+import { Resilience } from './resilience/index.js';
 import { ModelRouter } from './routing/router.js';
 import { registerChatCompletions } from './routes/chat-completions.js';
 import { registerHealth, type Readiness } from './routes/health.js';
 import { registerLint } from './routes/lint.js';
 import { registerMetrics } from './routes/metrics.js';
 import { registerModels } from './routes/models.js';
+import { registerResponses } from './routes/responses.js';
+import { createMemoryResponseStore, type ResponseStore } from './responses/store.js';
 import { peekRequestInfo } from './routes/request-context.js';
+import { createState } from './state/index.js';
 
 export interface BuildOptions {
   logger: Logger;
   ledger?: CallLedger;
+  responseStore?: ResponseStore;
 }
 
 export interface BuiltApp {
@@ -34,12 +41,15 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions): Pro
   const { config } = loaded;
   const providers = createProviders(config, loaded.keyEnvVars);
   const router = new ModelRouter(config, providers);
+  const state = await createState(config, options.logger);
+  const metrics = createMetrics({ knownModels: router.configuredModelNames, pricing: createPriceLookup(configuredPrices(loaded)) });
   const gateway: Gateway = {
     loaded,
     router,
     providers,
-    ledger: options.ledger ?? new MemoryLedger({ ttlMs: config.ledger.ttlSeconds * 1000, maxEntries: config.ledger.maxEntries }),
-    metrics: createMetrics({ knownModels: router.configuredModelNames, pricing: createPriceLookup(configuredPrices(loaded)) }),
+    ledger: options.ledger ?? state.ledger,
+    responseStore: options.responseStore ?? state.responseStore ?? createMemoryResponseStore({ ttlMs: config.ledger.ttlSeconds * 1000, maxEntries: config.ledger.maxEntries }),
+    metrics,
     log: options.logger,
     repairOptions: {
       mode: config.repair.mode,
@@ -51,6 +61,8 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions): Pro
     },
     promptModeModels: new Set(),
     forwardHeaderNames: new Set(config.server.forwardHeaders.map((name) => name.toLowerCase())),
+    auth: createAuth(loaded, state.counters, metrics, options.logger as FastifyBaseLogger),
+    resilience: new Resilience(config, options.logger),
   };
 
   const app = Fastify({
@@ -63,17 +75,21 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions): Pro
     },
     forceCloseConnections: 'idle',
     return503OnClosing: true,
+    // Errors Fastify raises before routing (a malformed URL) get the catalogue's shape too.
+    frameworkErrors: (error, _request, reply) => {
+      const mapped = toGatewayError(error, config.server.bodyLimitBytes);
+      void (reply as FastifyReply).code(mapped.status).send(mapped.toBody());
+    },
   });
 
-  // Bodies are JSON whatever the content-type says (some clients omit it); parse errors → 400.
+  // Bodies are JSON whatever the content-type says (some clients omit it); parse errors and
+  // bodies over limits.maxDepth / maxStringLength → 400.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => {
-    const text = typeof body === 'string' ? body : body.toString('utf8');
-    if (text.trim() === '') return done(null, undefined);
     try {
-      done(null, JSON.parse(text));
+      done(null, parseJsonBody(typeof body === 'string' ? body : body.toString('utf8'), config.limits));
     } catch (error) {
-      done(errors.invalidJson((error as Error).message), undefined);
+      done(error as Error, undefined);
     }
   });
 
@@ -100,6 +116,7 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions): Pro
           status,
           latencyMs,
           ...(aborted ? { clientAborted: true } : {}),
+          ...(info?.keyName ? { keyName: info.keyName } : {}),
           ...(info ? { model: info.model, provider: info.provider, upstreamModel: info.upstreamModel, stream: info.stream, usage: info.usage, repairs: info.repairs, toolMode: info.toolMode, llmCalls: info.llmCalls, error: info.error } : {}),
         },
         'request',
@@ -112,17 +129,22 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions): Pro
     const info = peekRequestInfo(request);
     if (info) info.error = mapped.message;
     if (mapped.status >= 500 && mapped.code === 'internal_error') request.log.error({ err: error }, 'unhandled error');
-    return reply.code(mapped.status).headers(mapped.headers).send(mapped.toBody());
+    const body = mapped.toBody();
+    body.error.message = gateway.auth.redact(body.error.message); // upstreams may quote the key they got
+    return reply.code(mapped.status).headers(mapped.headers).send(body);
   });
   app.setNotFoundHandler((request, reply) => {
     const error = errors.routeNotFound(request.method, request.url.split('?')[0]);
     return reply.code(error.status).send(error.toBody());
   });
 
+  registerGuards(app, gateway);
+
   const readiness: Readiness = { ready: false };
   registerHealth(app, readiness);
   registerModels(app, gateway);
   registerChatCompletions(app, gateway);
+  registerResponses(app, gateway);
   registerLint(app, gateway);
   registerMetrics(app, gateway);
 
@@ -130,6 +152,8 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions): Pro
     readiness.ready = false;
     await Promise.allSettled([...providers.values()].map((provider) => provider.close?.()));
     await gateway.ledger.close?.();
+    gateway.auth.close();
+    await state.close();
     gateway.metrics.close();
   });
   await app.ready();

@@ -1,5 +1,7 @@
 import { parseArgs } from 'node:util';
 import { buildApp } from './app.js';
+import { configSecrets } from './auth/secrets.js';
+import { listenHost } from './auth/startup.js';
 import { ConfigError, loadConfigFile } from './config/load.js';
 import { createLogger } from './logging.js';
 
@@ -10,9 +12,10 @@ async function main(): Promise<void> {
   const configPath = values.config ?? process.env.TOOLGATE_CONFIG ?? 'config/gateway.yaml';
   const loaded = loadConfigFile(configPath);
   const { config } = loaded;
-  const logger = createLogger({ level: config.logging.level, secrets: loaded.secrets });
+  // Gateway keys, the metrics key and a Redis password are scrubbed like provider keys.
+  const logger = createLogger({ level: config.logging.level, secrets: [...loaded.secrets, ...configSecrets(config)] });
 
-  const host = process.env.HOST || config.server.host;
+  const host = listenHost(config, process.env, (message, detail) => logger.warn(detail ?? {}, message));
   const port = process.env.PORT ? Number(process.env.PORT) : config.server.port;
   if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new ConfigError(`PORT must be a port number, got '${process.env.PORT}'`);
 

@@ -26,9 +26,23 @@ function paramOf(path: PropertyKey[]): string {
   return path.reduce<string>((out, key) => (typeof key === 'number' ? `${out}[${key}]` : out ? `${out}.${String(key)}` : String(key)), '');
 }
 
-function describe(issue: z.core.$ZodIssue): string {
+/** What the body holds at an issue's path (zod 4 leaves `issue.input` out unless asked). */
+function valueAt(body: unknown, path: PropertyKey[]): unknown {
+  let value = body;
+  for (const key of path) {
+    if (typeof value !== 'object' || value === null || !Object.hasOwn(value, key)) return undefined;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return value;
+}
+
+function isMissing(issue: z.core.$ZodIssue, body: unknown): boolean {
+  return issue.code === 'invalid_type' && valueAt(body, issue.path) === undefined;
+}
+
+function describe(issue: z.core.$ZodIssue, body: unknown): string {
   const param = paramOf(issue.path);
-  if (issue.code === 'invalid_type' && issue.input === undefined) return `Missing required parameter: '${param}'.`;
+  if (isMissing(issue, body)) return `Missing required parameter: '${param}'.`;
   if (issue.code === 'invalid_value' && param.endsWith('.role')) {
     return `Invalid value: '${String(issue.input)}'. Supported values are: 'system', 'developer', 'user', 'assistant', 'tool', and 'function'.`;
   }
@@ -44,8 +58,8 @@ export function parseChatRequest(body: unknown): ChatRequest {
   const result = chatRequestSchema.safeParse(body);
   if (!result.success) {
     const issue = result.error.issues[0];
-    const missing = issue.code === 'invalid_type' && issue.input === undefined;
-    throw errors.invalidRequest(describe(issue), paramOf(issue.path) || null, missing ? 'missing_required_parameter' : 'invalid_value');
+    const missing = isMissing(issue, body);
+    throw errors.invalidRequest(describe(issue, body), paramOf(issue.path) || null, missing ? 'missing_required_parameter' : 'invalid_value');
   }
   // Nulls mean "absent" to every client library; drop them so later steps see one shape.
   const request = result.data as ChatRequest;

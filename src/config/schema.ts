@@ -4,6 +4,25 @@ import { z } from 'zod';
 
 const providerType = z.enum(['openai', 'openai-compatible', 'gemini', 'simulator']);
 
+// Retries on the same provider: connect errors, 429 and 5xx, only before any byte reached the client.
+export const retrySchema = z
+  .object({
+    /** Attempts in all, the first included; 1 = never retry. */
+    maxAttempts: z.number().int().min(1).max(10).default(2),
+    baseDelayMs: z.number().int().nonnegative().default(250),
+    /** Cap on one backoff wait; a 429 asking for longer than this goes to fallbacks instead. */
+    maxDelayMs: z.number().int().nonnegative().default(5_000),
+  })
+  .strict();
+
+// One breaker per provider (per instance): N consecutive failures open it for cooldownMs.
+export const circuitBreakerSchema = z
+  .object({
+    failureThreshold: z.number().int().min(1).default(5),
+    cooldownMs: z.number().int().positive().default(30_000),
+  })
+  .strict();
+
 export const providerSchema = z
   .object({
     type: providerType,
@@ -12,6 +31,8 @@ export const providerSchema = z
     timeoutMs: z.number().int().positive().default(600_000),
     streamIdleTimeoutMs: z.number().int().positive().default(120_000),
     headers: z.record(z.string(), z.string()).default({}),
+    retry: retrySchema.default(retrySchema.parse({})),
+    circuitBreaker: circuitBreakerSchema.default(circuitBreakerSchema.parse({})),
   })
   .strict()
   .superRefine((provider, ctx) => {
@@ -69,6 +90,71 @@ export const serverSchema = z
   })
   .strict();
 
+// Gateway keys: with any key configured every /v1 request needs `Authorization: Bearer <key>`.
+export const gatewayKeySchema = z
+  .object({
+    key: z.string().min(8, 'a gateway key needs at least 8 characters (is its environment variable set?)'),
+    name: z.string().regex(/^[\w.-]{1,64}$/, 'key names are 1-64 letters, digits, _, . and -'),
+    /** Globs (`*`, `?`) over the requested model name and its `<provider>/<upstream id>`. */
+    models: z.array(z.string().min(1)).default(['*']),
+    requestsPerMinute: z.number().int().positive().optional(),
+    tokensPerMinute: z.number().int().positive().optional(),
+    dailyBudgetUsd: z.number().positive().optional(),
+  })
+  .strict();
+
+export const authSchema = z
+  .object({
+    keys: z.array(gatewayKeySchema).default([]),
+    /** When set, GET /metrics needs `Authorization: Bearer <metricsKey>`. */
+    metricsKey: z.string().optional(),
+  })
+  .strict()
+  .superRefine((auth, ctx) => {
+    const names = new Set<string>();
+    const keys = new Set<string>();
+    auth.keys.forEach((entry, index) => {
+      if (names.has(entry.name)) ctx.addIssue({ code: 'custom', path: ['keys', index, 'name'], message: `duplicate key name '${entry.name}'` });
+      if (keys.has(entry.key)) ctx.addIssue({ code: 'custom', path: ['keys', index, 'key'], message: 'the same key value is configured twice' });
+      names.add(entry.name);
+      keys.add(entry.key);
+    });
+    if (auth.metricsKey !== undefined && auth.metricsKey !== '' && auth.metricsKey.length < 8) {
+      ctx.addIssue({ code: 'custom', path: ['metricsKey'], message: 'metricsKey needs at least 8 characters' });
+    }
+  });
+
+// Client input bounds; anything over them is a 400 naming the field, never a 5xx.
+export const limitsSchema = z
+  .object({
+    maxMessages: z.number().int().positive().default(4_096),
+    maxTools: z.number().int().positive().default(512),
+    /** Nesting depth of the JSON body (objects + arrays). */
+    maxDepth: z.number().int().min(8).max(10_000).default(64),
+    /** Longest single string in the body, in UTF-16 units; 0 = only the body size limit applies. */
+    maxStringLength: z.number().int().nonnegative().default(0),
+  })
+  .strict();
+
+// Shared state: the call ledger, the Responses store and the rate-limit / budget counters.
+export const stateSchema = z
+  .object({
+    type: z.enum(['memory', 'redis']).default('memory'),
+    url: z.string().optional(),
+    keyPrefix: z.string().default('toolgate:'),
+    connectTimeoutMs: z.number().int().positive().default(2_000),
+    commandTimeoutMs: z.number().int().positive().default(500),
+    /** Rate limits and budgets when Redis is down: `open` serves anyway, `closed` answers 503. */
+    limitsFailMode: z.enum(['open', 'closed']).default('open'),
+  })
+  .strict()
+  .superRefine((state, ctx) => {
+    if (state.type !== 'redis') return;
+    if (!state.url || !/^rediss?:\/\//.test(state.url)) {
+      ctx.addIssue({ code: 'custom', path: ['url'], message: "state.type 'redis' needs url: redis://host:port (or rediss://)" });
+    }
+  });
+
 export const configSchema = z
   .object({
     server: serverSchema.default(serverSchema.parse({})),
@@ -78,6 +164,9 @@ export const configSchema = z
     toolAliases: z.record(z.string(), z.string()).default({}),
     repair: repairSchema.default(repairSchema.parse({})),
     ledger: ledgerSchema.default(ledgerSchema.parse({})),
+    auth: authSchema.default(authSchema.parse({})),
+    limits: limitsSchema.default(limitsSchema.parse({})),
+    state: stateSchema.default(stateSchema.parse({})),
   })
   .strict()
   .superRefine((config, ctx) => {
@@ -92,3 +181,9 @@ export type GatewayConfig = z.infer<typeof configSchema>;
 export type ProviderConfig = z.infer<typeof providerSchema>;
 export type ModelConfig = z.infer<typeof modelSchema>;
 export type RepairConfig = z.infer<typeof repairSchema>;
+export type RetryConfig = z.infer<typeof retrySchema>;
+export type CircuitBreakerConfig = z.infer<typeof circuitBreakerSchema>;
+export type GatewayKeyConfig = z.infer<typeof gatewayKeySchema>;
+export type AuthConfig = z.infer<typeof authSchema>;
+export type LimitsConfig = z.infer<typeof limitsSchema>;
+export type StateConfig = z.infer<typeof stateSchema>;

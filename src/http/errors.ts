@@ -12,6 +12,8 @@ export function toGatewayError(error: unknown, bodyLimit: number): GatewayError 
       return errors.unsupportedMediaType(String((error as { contentType?: string }).contentType ?? 'unknown'));
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return errors.invalidJson('the body is empty');
+    case 'FST_ERR_BAD_URL':
+      return errors.invalidRequest(`Invalid request URL: ${fastifyError.message ?? 'malformed URL'}`, null, 'invalid_url');
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return errors.invalidJson(fastifyError.message ?? 'malformed body');

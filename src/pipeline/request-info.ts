@@ -15,6 +15,8 @@ export interface RequestInfo {
   /** Seconds spent waiting on upstreams (for the gateway-overhead metric). */
   upstreamSeconds: number;
   error?: string;
+  /** Name of the gateway key that authenticated the request (limits, budgets, fallbacks it may use). */
+  keyName?: string;
 }
 
 export function newRequestInfo(endpoint: Endpoint): RequestInfo {

@@ -1,9 +1,12 @@
 import { LRUCache } from 'lru-cache';
 import type { ChatChunk, ChatCompletion, ChatRequest, ToolDefinition } from '../api/chat-types.js';
-import { GatewayError } from '../errors.js';
+import { errors, GatewayError } from '../errors.js';
 import type { Gateway } from '../gateway.js';
+import type { LlmCallOutcome } from '../metrics/index.js';
+import { requiresKey } from '../providers/registry.js';
 import type { ProviderCallContext } from '../providers/types.js';
 import { declaredToolsOf } from '../repair/index.js';
+import { backoffMs, breakerResult, classify, sleep, type BreakerPermit } from '../resilience/index.js';
 import type { ResolvedModel } from '../routing/router.js';
 import { createNameCodec } from '../toolcalls/name-encoding.js';
 import { createNameResolver } from '../toolcalls/names.js';
@@ -12,17 +15,27 @@ import { toPromptMode } from '../toolcalls/prompt-mode.js';
 import { toUpstreamId } from '../toolcalls/ids.js';
 import type { RequestInfo } from './request-info.js';
 import type { RequestTelemetry } from './telemetry.js';
-import type { LlmCallOutcome } from '../metrics/index.js';
 import { rewriteToolCallIds, rewriteToolNames } from './tool-names.js';
 
-// Prepares the repaired request for one provider (tool names and ids it accepts, prompt mode
-// for models without native tools) and makes the call. An upstream that refuses `tools` is
-// retried once in prompt mode, and the model is served in prompt mode from then on.
+// Makes the upstream call for one request: the requested model, then its configured fallbacks
+// in order. Each target is prepared for its own provider (tool names and ids it accepts, prompt
+// mode for models without native tools). On one target, failures before anything reached the
+// client are retried with jittered backoff (connect errors, 429, 5xx), gated by the provider's
+// circuit breaker. An upstream that refuses `tools` is retried once in prompt mode, and the
+// model is served in prompt mode from then on. Every attempt is one llm_calls outcome.
 
 export type UpstreamCall = (
   | { kind: 'json'; completion: ChatCompletion }
   | { kind: 'stream'; chunks: AsyncIterable<ChatChunk> }
-) & { normalizeContext: NormalizeContext; promptMode: boolean };
+) & {
+  normalizeContext: NormalizeContext;
+  promptMode: boolean;
+  /** The target that answered: the requested one or a fallback. */
+  target: ResolvedModel;
+};
+
+type Sent = { kind: 'json'; completion: ChatCompletion } | { kind: 'stream'; chunks: AsyncIterable<ChatChunk> };
+type TargetCall = Sent & { normalizeContext: NormalizeContext; promptMode: boolean };
 
 const TOOLS_REFUSED = /(not supported|unsupported|does not support|not allowed|unknown|unrecognized|invalid).{0,80}\b(tools|tool_choice|function calling|tool calling)\b|\b(tools|tool_choice)\b.{0,80}(not supported|unsupported|not allowed)/i;
 
@@ -39,6 +52,13 @@ function resolverFor(names: string[], aliases: Record<string, string>): NameReso
   return resolver;
 }
 
+/** Thrown by one target when the request should go on to the next one (the cause was settled as `fallback`). */
+class FallBack extends Error {
+  constructor(readonly reason: unknown) {
+    super('fall back');
+  }
+}
+
 export async function callUpstream(
   request: ChatRequest,
   target: ResolvedModel,
@@ -47,6 +67,69 @@ export async function callUpstream(
   telemetry: RequestTelemetry,
   info: RequestInfo,
 ): Promise<UpstreamCall> {
+  const chain = [target, ...fallbacksOf(target, gateway, info, context)];
+  const usable = (candidate: ResolvedModel): boolean =>
+    (!requiresKey(candidate.provider.settings) || Boolean(candidate.provider.settings.apiKey)) &&
+    gateway.resilience.breaker(candidate.provider.settings.name).canAttempt();
+  let lastError: unknown;
+  for (let index = 0; index < chain.length; index++) {
+    const candidate = chain[index];
+    const name = candidate.provider.settings.name;
+    if (index > 0 && !usable(candidate)) {
+      context.log.warn({ fallback: candidate.requested }, 'fallback skipped: provider key missing or circuit open');
+      continue;
+    }
+    const canFallBack = (): boolean => chain.slice(index + 1).some(usable);
+    try {
+      const call = await callTarget(request, candidate, { ...context, upstreamModel: candidate.upstreamModel }, gateway, telemetry, info, canFallBack);
+      if (index > 0) {
+        info.provider = name;
+        info.upstreamModel = candidate.upstreamModel;
+      }
+      return { ...call, target: candidate };
+    } catch (error) {
+      if (!(error instanceof FallBack)) throw error;
+      lastError = error.reason;
+      context.log.warn({ model: candidate.requested, provider: name, error: messageOf(error.reason) }, 'upstream failed: trying the next fallback');
+    }
+  }
+  throw lastError ?? errors.internal();
+}
+
+/** The target's configured fallbacks that resolve, are not the target itself and the client's key may use. */
+function fallbacksOf(target: ResolvedModel, gateway: Gateway, info: RequestInfo, context: ProviderCallContext): ResolvedModel[] {
+  const key = info.keyName !== undefined ? gateway.auth.keys.byName(info.keyName) : undefined;
+  const seen = new Set([`${target.provider.settings.name}/${target.upstreamModel}`]);
+  const out: ResolvedModel[] = [];
+  for (const name of target.fallbacks) {
+    let resolved: ResolvedModel;
+    try {
+      resolved = gateway.router.resolve(name);
+    } catch {
+      context.log.warn({ fallback: name }, 'configured fallback does not resolve to a model; skipped');
+      continue;
+    }
+    const id = `${resolved.provider.settings.name}/${resolved.upstreamModel}`;
+    if (seen.has(id)) continue;
+    seen.add(id);
+    if (key && !key.allows(resolved)) {
+      context.log.info({ fallback: name, keyName: key.name }, 'fallback skipped: not allowed for this gateway key');
+      continue;
+    }
+    out.push(resolved);
+  }
+  return out;
+}
+
+async function callTarget(
+  request: ChatRequest,
+  target: ResolvedModel,
+  context: ProviderCallContext,
+  gateway: Gateway,
+  telemetry: RequestTelemetry,
+  info: RequestInfo,
+  canFallBack: () => boolean,
+): Promise<TargetCall> {
   const provider = target.provider;
   const capabilities = provider.capabilities(target.upstreamModel);
   const tools: ReadonlyMap<string, ToolDefinition> = request.tools?.length ? declaredToolsOf(request) : new Map();
@@ -69,32 +152,81 @@ export async function callUpstream(
   const modelKey = `${provider.settings.name}/${target.upstreamModel}`;
   const hasTools = names.length > 0;
   let promptMode = hasTools && (target.toolCalling === 'prompt' || !capabilities.nativeTools || gateway.promptModeModels.has(modelKey));
+  const refusesTools = (error: unknown): boolean =>
+    !promptMode && hasTools && error instanceof GatewayError && error.status === 400 && TOOLS_REFUSED.test(error.message);
+  const policy = gateway.resilience.policy(provider.settings.name);
+  const breaker = gateway.resilience.breaker(provider.settings.name);
+
   try {
-    return { ...(await send(promptMode ? toPromptMode(upstreamRequest) : upstreamRequest)), normalizeContext, promptMode };
+    return { ...(await attempts(promptMode ? toPromptMode(upstreamRequest) : upstreamRequest)), normalizeContext, promptMode };
   } catch (error) {
-    if (promptMode || !hasTools || !(error instanceof GatewayError) || error.status !== 400 || !TOOLS_REFUSED.test(error.message)) throw error;
+    if (!refusesTools(error)) throw error;
     context.log.warn({ model: modelKey }, 'upstream refused native tools: retrying in prompt mode and remembering it');
     gateway.promptModeModels.add(modelKey);
     promptMode = true;
-    return { ...(await send(toPromptMode(upstreamRequest))), normalizeContext, promptMode };
+    return { ...(await attempts(toPromptMode(upstreamRequest))), normalizeContext, promptMode };
   }
 
-  async function send(body: ChatRequest): Promise<{ kind: 'json'; completion: ChatCompletion } | { kind: 'stream'; chunks: AsyncIterable<ChatChunk> }> {
-    const started = performance.now();
-    const settle = (outcome: LlmCallOutcome): void => {
-      info.upstreamSeconds += (performance.now() - started) / 1000;
-      telemetry.llmCall(outcome);
-    };
-    try {
-      if (body.stream) return { kind: 'stream', chunks: settledOnEnd(await provider.stream(body, context), settle, context.signal) };
-      const completion = await provider.complete(body, context);
-      settle('success');
-      return { kind: 'json', completion };
-    } catch (error) {
-      const refusedTools = !promptMode && hasTools && error instanceof GatewayError && error.status === 400 && TOOLS_REFUSED.test(error.message);
-      settle(refusedTools ? 'fallback' : outcomeOf(error, context.signal));
-      throw error;
+  /** One body, attempted up to policy.maxAttempts times on this provider. */
+  async function attempts(body: ChatRequest): Promise<Sent> {
+    for (let attempt = 1; ; attempt++) {
+      const permit = breaker.acquire();
+      if (!permit) {
+        const open = errors.circuitOpen(provider.settings.name, breaker.retryAfterSeconds());
+        throw canFallBack() ? new FallBack(open) : open;
+      }
+      const started = performance.now();
+      const settle = (outcome: LlmCallOutcome): void => {
+        info.upstreamSeconds += (performance.now() - started) / 1000;
+        telemetry.llmCall(outcome);
+      };
+      try {
+        return await send(body, permit, settle);
+      } catch (caught) {
+        const error = redacted(caught, gateway);
+        const outcome = outcomeOf(error, context.signal);
+        permit.report(breakerResult(outcome));
+        if (context.signal.aborted) {
+          settle('aborted');
+          throw error;
+        }
+        if (refusesTools(error)) {
+          settle('fallback'); // the caller goes on in prompt mode
+          throw error;
+        }
+        const failure = classify(error);
+        const delay = failure.retryable ? backoffMs(attempt, policy, error, gateway.resilience.random) : undefined;
+        if (delay !== undefined) {
+          settle('retried');
+          context.log.info({ provider: provider.settings.name, attempt, delayMs: delay, error: messageOf(error) }, 'upstream call failed: retrying');
+          await sleep(delay, context.signal);
+          if (context.signal.aborted) throw error;
+          continue;
+        }
+        if (failure.fallbackable && canFallBack()) {
+          settle('fallback');
+          throw new FallBack(error);
+        }
+        settle(outcome);
+        throw error;
+      }
     }
+  }
+
+  async function send(body: ChatRequest, permit: BreakerPermit, settle: (outcome: LlmCallOutcome) => void): Promise<Sent> {
+    if (body.stream) {
+      // Handed back once the upstream accepted it: from here on nothing is retried.
+      const chunks = await provider.stream(body, context);
+      const report = (outcome: LlmCallOutcome): void => {
+        settle(outcome);
+        permit.report(breakerResult(outcome));
+      };
+      return { kind: 'stream', chunks: settledOnEnd(chunks, report, context.signal, (error) => redacted(error, gateway)) };
+    }
+    const completion = await provider.complete(body, context);
+    settle('success');
+    permit.report('success');
+    return { kind: 'json', completion };
   }
 }
 
@@ -103,6 +235,7 @@ async function* settledOnEnd(
   chunks: AsyncIterable<ChatChunk>,
   settle: (outcome: LlmCallOutcome) => void,
   signal: AbortSignal,
+  redact: (error: unknown) => unknown,
 ): AsyncGenerator<ChatChunk> {
   let settled = false;
   try {
@@ -112,7 +245,7 @@ async function* settledOnEnd(
   } catch (error) {
     settled = true;
     settle(outcomeOf(error, signal));
-    throw error;
+    throw redact(error);
   } finally {
     if (!settled) settle('aborted');
   }
@@ -126,4 +259,14 @@ function outcomeOf(error: unknown, signal: AbortSignal): LlmCallOutcome {
   if (error.code === 'upstream_unreachable') return 'connect_error';
   if (error.code === 'upstream_bad_response') return 'invalid_response';
   return error.status >= 500 ? 'error_5xx' : 'error_4xx';
+}
+
+/** Upstream messages reach the client (JSON error or terminal SSE event): keys they quote are scrubbed. */
+function redacted(error: unknown, gateway: Gateway): unknown {
+  if (error instanceof GatewayError) error.message = gateway.auth.redact(error.message);
+  return error;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

@@ -1,0 +1,110 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { LimitsConfig } from '../config/schema.js';
+import { errors } from '../errors.js';
+import type { Gateway } from '../gateway.js';
+import type { Endpoint } from '../metrics/index.js';
+import type { ResolvedModel } from '../routing/router.js';
+import { peekRequestInfo, requestInfoOf } from '../routes/request-context.js';
+import type { GatewayKey } from './keys.js';
+
+// The request guards, in Fastify hook order:
+//   onRequest  — gateway key on every /v1 route (401), metrics key on /metrics;
+//   preHandler — body counts and model name (400), model allowed for the key (403), rate limits and budget (429);
+//   onSend     — /metrics scrubbed of configured secrets.
+// The key name goes on the request's RequestInfo so the pipeline can charge costs to it and
+// skip fallbacks the key may not use.
+
+const KEY = Symbol('toolgate.gatewayKey');
+type WithKey = FastifyRequest & { [KEY]?: GatewayKey };
+
+const PIPELINE_ROUTES: Record<string, Endpoint> = {
+  '/v1/chat/completions': 'chat_completions',
+  '/v1/responses': 'responses',
+};
+
+export function registerGuards(app: FastifyInstance, gateway: Gateway): void {
+  const { keys, limiter } = gateway.auth;
+  const limits = gateway.loaded.config.limits;
+
+  app.addHook('onRequest', async (request, reply) => {
+    const route = request.routeOptions.url;
+    const path = request.url.split('?')[0];
+    if (route === '/metrics') {
+      if (!keys.metricsAllowed(request.headers.authorization)) throw errors.invalidApiKey();
+      return;
+    }
+    if (!keys.enabled || !(isV1(route) || isV1(path))) return;
+    const key = keys.authenticate(request.headers.authorization);
+    if (!key) throw errors.invalidApiKey();
+    (request as WithKey)[KEY] = key;
+    if (key.tokensPerMinute) {
+      // Tokens are known when the answer is done (JSON or the end of a stream).
+      reply.raw.once('close', () => {
+        const usage = peekRequestInfo(request)?.usage;
+        const tokens = usage ? usage.total_tokens || (usage.prompt_tokens ?? 0) + (usage.completion_tokens ?? 0) : 0;
+        void limiter.addTokens(key, tokens);
+      });
+    }
+  });
+
+  // Labels can carry client text (unconfigured model names): a secret a client typed there is
+  // still a secret for whoever scrapes /metrics.
+  app.addHook('onSend', async (request, _reply, payload) => {
+    if (request.routeOptions.url !== '/metrics' || typeof payload !== 'string') return payload;
+    return gateway.auth.redact(payload);
+  });
+
+  app.addHook('preHandler', async (request) => {
+    checkCounts(request.body, limits);
+    checkModelName(request.body);
+    const key = (request as WithKey)[KEY];
+    if (!key) return;
+    const model = resolvedModelOf(request.body, gateway);
+    if (model && !key.allows(model)) throw errors.modelNotAllowed(model.requested, key.name);
+    await limiter.admit(key);
+    const endpoint = request.routeOptions.url ? PIPELINE_ROUTES[request.routeOptions.url] : undefined;
+    if (endpoint) requestInfoOf(request, endpoint).keyName = key.name;
+  });
+}
+
+function isV1(path: string | undefined): boolean {
+  return path !== undefined && (path === '/v1' || path.startsWith('/v1/'));
+}
+
+/** Array bounds of chat (`messages`, `tools`, `functions`) and Responses (`input`, `tools`) bodies. */
+function checkCounts(body: unknown, limits: LimitsConfig): void {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return;
+  const record = body as Record<string, unknown>;
+  for (const [param, max] of [
+    ['messages', limits.maxMessages],
+    ['input', limits.maxMessages],
+    ['tools', limits.maxTools],
+    ['functions', limits.maxTools],
+  ] as const) {
+    const value = record[param];
+    if (Array.isArray(value) && value.length > max) throw errors.tooMany(param, max, value.length);
+  }
+}
+
+// Model ids travel in bodies, but some adapters put them in URL paths (Gemini: models/{id}):
+// no path segments like `..`, no query, fragment, escapes or control characters, ever.
+// eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
+const UNSAFE_MODEL = /[\u0000-\u001f\u007f?#%\\]|(^|\/)\.{1,2}(\/|$)/;
+
+function checkModelName(body: unknown): void {
+  const model = typeof body === 'object' && body !== null ? (body as { model?: unknown }).model : undefined;
+  if (typeof model === 'string' && UNSAFE_MODEL.test(model)) {
+    throw errors.invalidRequest(`Invalid 'model': '${model.slice(0, 200)}' contains characters or path segments toolgate never sends upstream.`, 'model', 'invalid_value');
+  }
+}
+
+/** The model a body names, when it resolves (an unknown model is left to the route's 404). */
+function resolvedModelOf(body: unknown, gateway: Gateway): ResolvedModel | undefined {
+  const model = typeof body === 'object' && body !== null ? (body as { model?: unknown }).model : undefined;
+  if (typeof model !== 'string' || model === '') return undefined;
+  try {
+    return gateway.router.resolve(model);
+  } catch {
+    return undefined;
+  }
+}

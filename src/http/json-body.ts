@@ -1,0 +1,55 @@
+import type { LimitsConfig } from '../config/schema.js';
+import { errors } from '../errors.js';
+
+// Request bodies are JSON whatever the content-type says. After parsing, one iterative walk
+// (no recursion, so no stack overflow on hostile nesting) enforces the depth and string limits
+// and refuses `__proto__` / `constructor.prototype` keys, like Fastify's own secure parser:
+// later code may copy objects with Object.assign, and those keys must never reach it.
+
+export type BodyLimits = Pick<LimitsConfig, 'maxDepth' | 'maxStringLength'>;
+
+export function parseJsonBody(text: string, limits: BodyLimits): unknown {
+  if (text.trim() === '') return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw errors.invalidJson(error instanceof Error ? error.message : 'malformed JSON');
+  }
+  checkTree(value, limits);
+  return value;
+}
+
+export function checkTree(root: unknown, limits: BodyLimits): void {
+  const maxString = limits.maxStringLength;
+  const values: unknown[] = [root];
+  const depths: number[] = [0];
+  while (values.length > 0) {
+    const value = values.pop();
+    const depth = (depths.pop() as number) + 1;
+    if (typeof value === 'string') {
+      if (maxString > 0 && value.length > maxString) throw errors.stringTooLong(maxString);
+      continue;
+    }
+    if (typeof value !== 'object' || value === null) continue;
+    if (depth > limits.maxDepth) throw errors.bodyTooDeep(limits.maxDepth);
+    if (Array.isArray(value)) {
+      for (const item of value) {
+        values.push(item);
+        depths.push(depth);
+      }
+      continue;
+    }
+    const record = value as Record<string, unknown>;
+    for (const key of Object.keys(record)) {
+      if (key === '__proto__') throw errors.forbiddenKey('__proto__');
+      const child = record[key];
+      if (key === 'constructor' && typeof child === 'object' && child !== null && Object.hasOwn(child, 'prototype')) {
+        throw errors.forbiddenKey('constructor.prototype');
+      }
+      if (maxString > 0 && key.length > maxString) throw errors.stringTooLong(maxString);
+      values.push(child);
+      depths.push(depth);
+    }
+  }
+}

@@ -1,0 +1,156 @@
+import t from 'tap';
+import { GatewayError } from '../../src/errors.js';
+import type { ChatRequest } from '../../src/api/chat-types.js';
+import type { ProviderCallContext } from '../../src/providers/types.js';
+import { startFaultyUpstream } from './helpers/faulty-upstream.js';
+import { isOpenAIError, post, startReliableGateway } from './helpers/gateway.js';
+
+const USER = [{ role: 'user', content: 'hello' }];
+
+t.test('circuit breaker: opens after N failures, skips to fallbacks or 503s, half-opens after the cool-down', async (t) => {
+  const upstream = await startFaultyUpstream();
+  const gw = await startReliableGateway(`providers:
+  simulator: {type: simulator}
+  flaky:
+    type: openai-compatible
+    baseUrl: ${upstream.baseURL}
+    apiKey: sk-flaky-1234
+    retry: {maxAttempts: 1}
+    circuitBreaker: {failureThreshold: 2, cooldownMs: 1500}
+models:
+  guarded: {provider: flaky, model: http-503@guarded, fallbacks: [simulator/weather]}
+`);
+  t.teardown(async () => {
+    await gw.close();
+    await upstream.close();
+  });
+  const call = (model: string, stream = false) => post(gw.url, '/v1/chat/completions', { model, messages: USER, stream });
+  t.equal((await call('flaky/http-503')).status, 503);
+  t.equal((await call('flaky/http-503', true)).status, 503);
+  t.equal(upstream.total(), 2);
+  const open = await call('flaky/http-503');
+  t.equal(open.status, 503);
+  t.ok(isOpenAIError(open.json));
+  t.equal(open.json.error.code, 'upstream_circuit_open');
+  t.match(open.json.error.message, /Provider 'flaky' is failing/);
+  t.ok(Number(open.headers.get('retry-after')) >= 1);
+  t.equal((await call('flaky/ok')).status, 503, 'every model of the provider is skipped while open');
+  t.equal(upstream.total(), 2, 'an open breaker sends nothing upstream');
+  const viaFallback = await call('guarded');
+  t.equal(viaFallback.status, 200, 'open breaker → straight to the fallback');
+  t.match(viaFallback.json.model, /simulator/);
+  t.equal(upstream.total(), 2);
+  await new Promise((r) => setTimeout(r, 1600));
+  t.equal((await call('flaky/ok')).status, 200, 'half-open trial succeeds → closed');
+  t.equal((await call('flaky/http-503')).status, 503);
+  t.equal(upstream.total(), 4, 'closed again: calls go out');
+  const metrics = await (await fetch(`${gw.url}/metrics`)).text();
+  t.match(metrics, /toolgate_llm_calls_total\{[^}]*model="guarded"[^}]*outcome="fallback"[^}]*\} 0/, 'a skipped (open) target is no call at all');
+});
+
+t.test('fallbacks: tried in order, each prepared for its own provider, and only those the key may use', async (t) => {
+  const upstream = await startFaultyUpstream();
+  const gw = await startReliableGateway(`providers:
+  simulator: {type: simulator}
+  down:
+    type: openai-compatible
+    baseUrl: ${upstream.baseURL}
+    apiKey: sk-down-1234
+    retry: {maxAttempts: 1}
+  nokey:
+    type: openai-compatible
+    baseUrl: ${upstream.baseURL}
+    apiKey: \${UNSET_KEY}
+models:
+  chain: {provider: down, model: http-500@chain, fallbacks: [nokey/ok, does-not-exist/x, down/http-503@second, simulator/weather]}
+  stuck: {provider: down, model: http-400@stuck, fallbacks: [simulator/weather]}
+auth:
+  keys:
+    - {key: tg-all-models-1, name: all}
+    - {key: tg-down-only-2, name: downonly, models: ["down/*"]}
+`);
+  t.teardown(async () => {
+    await gw.close();
+    await upstream.close();
+  });
+  const tools = [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }];
+  const body = { model: 'chain', messages: [{ role: 'user', content: 'Weather in Oslo?' }], tools };
+  const ok = await post(gw.url, '/v1/chat/completions', body, { authorization: 'Bearer tg-all-models-1' });
+  t.equal(ok.status, 200);
+  t.equal(ok.json.choices[0].message.tool_calls[0].function.name, 'get_weather', 'the simulator answered with the declared tool');
+  t.same(upstream.requests.map((r) => r.body.model), ['http-500@chain', 'http-503@second'], 'no key → skipped, unknown → skipped');
+  const denied = await post(gw.url, '/v1/chat/completions', body, { authorization: 'Bearer tg-down-only-2' });
+  t.equal(denied.status, 503, 'the simulator fallback is outside the key: the last allowed failure is returned');
+  t.same(upstream.requests.slice(2).map((r) => r.body.model), ['http-500@chain', 'http-503@second']);
+  const stuck = await post(gw.url, '/v1/chat/completions', { ...body, model: 'stuck' }, { authorization: 'Bearer tg-all-models-1' });
+  t.equal(stuck.status, 200, 'http-400 is unknown to the emulator, so it answers ok');
+  const metrics = await (await fetch(`${gw.url}/metrics`)).text();
+  t.match(metrics, /toolgate_llm_calls_total\{[^}]*model="chain"[^}]*outcome="fallback"[^}]*\} [1-9]/);
+});
+
+t.test('retries honour retry-after (capped), never retry client errors, and stop when the client leaves', async (t) => {
+  const gw = await startReliableGateway(`providers:
+  simulator: {type: simulator}
+  fake:
+    type: simulator
+    retry: {maxAttempts: 3, baseDelayMs: 10, maxDelayMs: 1000}
+  fake2:
+    type: simulator
+models:
+  capped: {provider: fake, model: long-wait, fallbacks: [simulator/weather]}
+`);
+  t.teardown(() => gw.close());
+  const times: number[] = [];
+  const plan: Record<string, GatewayError[]> = {
+    'short-wait': [new GatewayError(429, 'requests', 'slow down', { headers: { 'retry-after': '0.3' } })],
+    'long-wait': [new GatewayError(429, 'requests', 'slow down', { headers: { 'retry-after': '30' } })],
+    'bad-request': [new GatewayError(400, 'invalid_request_error', 'bad', { code: 'invalid_value' })],
+  };
+  // The configured `fake` provider (a simulator) is given scripted failures in front of its answers.
+  const fake = gw.gateway.providers.get('fake')!;
+  const answer = fake.complete.bind(fake);
+  Object.assign(fake, {
+    complete: async (request: ChatRequest, context: ProviderCallContext) => {
+      times.push(performance.now());
+      const next = plan[context.upstreamModel]?.shift();
+      if (next) throw next;
+      return answer(request, { ...context, upstreamModel: 'weather' });
+    },
+  });
+
+  const waited = await post(gw.url, '/v1/chat/completions', { model: 'fake/short-wait', messages: USER });
+  t.equal(waited.status, 200);
+  t.equal(times.length, 2);
+  t.ok(times[1] - times[0] >= 295, `waited for retry-after (${Math.round(times[1] - times[0])} ms)`);
+
+  times.length = 0;
+  const started = performance.now();
+  const skipped = await post(gw.url, '/v1/chat/completions', { model: 'capped', messages: USER });
+  t.equal(skipped.status, 200, 'retry-after above maxDelayMs → straight to the fallback');
+  t.ok(performance.now() - started < 500, 'without waiting 30 s');
+  t.equal(times.length, 1);
+
+  times.length = 0;
+  const bad = await post(gw.url, '/v1/chat/completions', { model: 'fake/bad-request', messages: USER });
+  t.equal(bad.status, 400);
+  t.equal(times.length, 1, 'client errors are not retried');
+
+  // The client goes away during the backoff: no further attempt.
+  plan['slow-retry'] = [new GatewayError(503, 'upstream_error', 'down', { headers: { 'retry-after': '0.8' } })];
+  times.length = 0;
+  const abort = new AbortController();
+  const pending = fetch(`${gw.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'fake/slow-retry', messages: USER }),
+    signal: abort.signal,
+  }).catch(() => 'aborted');
+  await new Promise((r) => setTimeout(r, 200));
+  abort.abort();
+  t.equal(await pending, 'aborted');
+  await new Promise((r) => setTimeout(r, 900));
+  t.equal(times.length, 1, 'no retry after the client left');
+  // Known (not resilience): the aborted request leaves a half-open keep-alive socket that makes
+  // app.close() wait for keepAliveTimeout (72 s); reported to the lead. Close it here.
+  gw.app.server.closeAllConnections();
+});
