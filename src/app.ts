@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import type { Logger } from 'pino';
 import { createAuth } from './auth/index.js';
 import { registerGuards } from './auth/guard.js';
@@ -67,7 +67,8 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions): Pro
 
   const app = Fastify({
     loggerInstance: options.logger as FastifyBaseLogger,
-    disableRequestLogging: true,
+    // Our own access log line (onRequest hook below) replaces Fastify's two per-request lines.
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.server.bodyLimitBytes,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
@@ -152,6 +153,7 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions): Pro
     readiness.ready = false;
     await Promise.allSettled([...providers.values()].map((provider) => provider.close?.()));
     await gateway.ledger.close?.();
+    await gateway.responseStore.close?.();
     gateway.auth.close();
     await state.close();
     gateway.metrics.close();

@@ -1,5 +1,6 @@
 import { Writable } from 'node:stream';
 import pino, { type Logger } from 'pino';
+import { createRedactor } from './secrets.js';
 
 // pino JSON logs. Two layers keep secrets out: path redaction for the fields we know
 // (Authorization, API key headers, apiKey), and a scrubber on the output that replaces any
@@ -24,13 +25,11 @@ export interface LoggerOptions {
 }
 
 export function createScrubbingStream(secrets: string[], destination: NodeJS.WritableStream): NodeJS.WritableStream {
-  const active = [...new Set(secrets.filter((s) => s.length >= 4))].sort((a, b) => b.length - a.length);
-  if (active.length === 0) return destination;
+  if (!secrets.some((secret) => secret.length >= 4)) return destination;
+  const redact = createRedactor(secrets);
   return new Writable({
     write(chunk: Buffer | string, _encoding, callback) {
-      let line = typeof chunk === 'string' ? chunk : chunk.toString('utf8');
-      for (const secret of active) if (line.includes(secret)) line = line.split(secret).join('[REDACTED]');
-      destination.write(line, callback);
+      destination.write(redact(typeof chunk === 'string' ? chunk : chunk.toString('utf8')), callback);
     },
   });
 }

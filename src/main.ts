@@ -1,6 +1,5 @@
 import { parseArgs } from 'node:util';
 import { buildApp } from './app.js';
-import { configSecrets } from './auth/secrets.js';
 import { listenHost } from './auth/startup.js';
 import { ConfigError, loadConfigFile } from './config/load.js';
 import { createLogger } from './logging.js';
@@ -13,7 +12,7 @@ async function main(): Promise<void> {
   const loaded = loadConfigFile(configPath);
   const { config } = loaded;
   // Gateway keys, the metrics key and a Redis password are scrubbed like provider keys.
-  const logger = createLogger({ level: config.logging.level, secrets: [...loaded.secrets, ...configSecrets(config)] });
+  const logger = createLogger({ level: config.logging.level, secrets: loaded.secrets });
 
   const host = listenHost(config, process.env, (message, detail) => logger.warn(detail ?? {}, message));
   const port = process.env.PORT ? Number(process.env.PORT) : config.server.port;

@@ -4,7 +4,7 @@ import type { Metrics } from '../metrics/index.js';
 import type { CounterStore } from './counters.js';
 import { KeyRing } from './keys.js';
 import { Limiter } from './limits.js';
-import { configSecrets, createRedactor } from './secrets.js';
+import { createRedactor } from '../secrets.js';
 
 export { KeyRing, namesOf, type GatewayKey } from './keys.js';
 export { MemoryCounterStore, type CounterStore } from './counters.js';
@@ -31,6 +31,6 @@ export function createAuth(loaded: LoadedConfig, store: CounterStore, metrics: M
         if (event.budgetKey !== undefined && budgeted.has(event.budgetKey)) void limiter.addCost(event.budgetKey, event.usd);
       })
     : () => undefined;
-  const redact = createRedactor([...loaded.secrets, ...configSecrets(config)]);
+  const redact = createRedactor(loaded.secrets);
   return { keys, limiter, redact, close: unsubscribe };
 }

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
+import { configSecrets } from '../secrets.js';
 import { configSchema, type GatewayConfig } from './schema.js';
 
 export class ConfigError extends Error {
@@ -40,7 +41,7 @@ export interface LoadedConfig {
   config: GatewayConfig;
   /** provider name → the env var its apiKey comes from (named in "key missing" errors). */
   keyEnvVars: Record<string, string>;
-  /** Every interpolated secret value, for log scrubbing. */
+  /** Every secret value in the config (provider keys, gateway keys…), for scrubbing. */
   secrets: string[];
   path: string;
 }
@@ -64,10 +65,7 @@ export function parseConfig(text: string, env: NodeJS.ProcessEnv, path = '<inlin
   const result = configSchema.safeParse(interpolateTree(raw, env));
   if (!result.success) throw new ConfigError(`Config ${path} is invalid:\n${formatIssues(result.error)}`);
   const config = result.data;
-  const secrets = Object.values(config.providers)
-    .map((provider) => provider.apiKey ?? '')
-    .filter((key) => key.length >= 4);
-  return { config, keyEnvVars, secrets, path };
+  return { config, keyEnvVars, secrets: configSecrets(config), path };
 }
 
 export function loadConfigFile(path: string, env: NodeJS.ProcessEnv = process.env): LoadedConfig {

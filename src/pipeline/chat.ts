@@ -10,7 +10,7 @@ import { normalizeStream } from '../toolcalls/normalize-stream.js';
 import { recordAnswer, StreamAnswerRecorder } from './record.js';
 import { repairStep } from './repair-step.js';
 import type { RequestInfo } from './request-info.js';
-import { RequestTelemetry } from './telemetry.js';
+import { RequestTelemetry, taskHeaderOf } from './telemetry.js';
 import { callUpstream, type UpstreamCall } from './upstream-step.js';
 
 // The one path every chat-shaped request takes, read top to bottom:
@@ -38,7 +38,7 @@ export async function runChat(clientRequest: ChatRequest, input: ChatCallInput, 
   input.info.model = clientRequest.model;
   input.info.stream = clientRequest.stream === true;
 
-  const repaired = await repairStep(clientRequest, gateway, input.log);
+  const repaired = await repairStep(clientRequest, gateway, input.log, gateway.repairOptions, input.info.keyName);
   const target = gateway.router.resolve(clientRequest.model);
   const settings = target.provider.settings;
   input.info.provider = settings.name;
@@ -58,35 +58,40 @@ export async function runChat(clientRequest: ChatRequest, input: ChatCallInput, 
   };
   const headers: Record<string, string> = {};
   if (repaired.header) headers['x-toolgate-repairs'] = repaired.header;
-  const taskHeader = input.headers['x-toolgate-task-id'];
-  const telemetry = new RequestTelemetry(gateway, input.info, settings.name, clientRequest, target.upstreamModel, typeof taskHeader === 'string' ? taskHeader : undefined);
+  const telemetry = new RequestTelemetry(gateway, input.info, clientRequest, taskHeaderOf(input.headers));
   const toolsDeclared = (repaired.request.tools?.length ?? 0) > 0;
 
   const call = await callUpstream(repaired.request, target, context, gateway, telemetry, input.info);
+  // A fallback may have answered: metrics, cost and the ledger belong to the model that did.
+  const served = call.target;
+  if (served !== target) {
+    input.info.provider = served.provider.settings.name;
+    input.info.upstreamModel = served.upstreamModel;
+  }
   if (call.kind === 'json') {
-    telemetry.firstToken();
+    telemetry.firstToken(served);
     const normalized = normalizeCompletion(call.completion, call.normalizeContext);
     const mode = answerMode(normalized.report, call);
     input.info.toolMode = mode;
     input.info.usage = normalized.completion.usage;
     headers['x-toolgate-tool-mode'] = mode;
-    telemetry.answer(normalized.report, mode, normalized.completion.usage, toolsDeclared);
-    await recordAnswer(gateway, clientRequest, normalized.completion, target, input.log);
+    telemetry.answer(served, normalized.report, mode, normalized.completion.usage, toolsDeclared);
+    await recordAnswer(gateway, clientRequest, normalized.completion, served, input.log, input.info.keyName);
     return { kind: 'json', completion: normalized.completion, headers };
   }
 
   const normalized = normalizeStream(call.chunks, call.normalizeContext);
-  const recorder = new StreamAnswerRecorder(gateway, clientRequest, target, input.log);
+  const recorder = new StreamAnswerRecorder(gateway, clientRequest, served, input.log, input.info.keyName);
   async function* observed(): AsyncGenerator<ChatChunk> {
     for await (const chunk of normalized.chunks) {
       recorder.observe(chunk);
-      if (chunk.choices.length > 0) telemetry.firstToken();
+      if (chunk.choices.length > 0) telemetry.firstToken(served);
       yield chunk;
     }
     const mode = answerMode(normalized.report, call);
     input.info.toolMode = mode;
     input.info.usage = recorder.usage;
-    telemetry.answer(normalized.report, mode, recorder.usage, toolsDeclared);
+    telemetry.answer(served, normalized.report, mode, recorder.usage, toolsDeclared);
     await recorder.finish();
   }
   return { kind: 'stream', chunks: observed(), headers };

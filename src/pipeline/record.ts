@@ -15,10 +15,11 @@ export async function recordAnswer(
   completion: ChatCompletion,
   target: ResolvedModel,
   log: Logger,
+  scope?: string,
 ): Promise<void> {
   const message = completion.choices[0]?.message;
   if (!message?.tool_calls?.length) return;
-  await remember(gateway, clientRequest, message, target, log);
+  await remember(gateway, clientRequest, message, target, log, scope);
 }
 
 async function remember(
@@ -27,11 +28,12 @@ async function remember(
   message: AssistantMessage,
   target: ResolvedModel,
   log: Logger,
+  scope: string | undefined,
 ): Promise<void> {
   try {
     await gateway.ledger.record({
       message,
-      prefixFingerprint: prefixFingerprint(clientRequest.messages, clientRequest.messages.length),
+      prefixFingerprint: prefixFingerprint(clientRequest.messages, clientRequest.messages.length, scope),
       provider: target.provider.settings.name,
       model: target.requested,
       createdAt: Date.now(),
@@ -53,6 +55,7 @@ export class StreamAnswerRecorder {
     private readonly clientRequest: ChatRequest,
     private readonly target: ResolvedModel,
     private readonly log: Logger,
+    private readonly scope?: string,
   ) {}
 
   observe(chunk: ChatChunk): void {
@@ -77,6 +80,6 @@ export class StreamAnswerRecorder {
     const calls = this.calls.filter(Boolean);
     if (calls.length === 0) return;
     const message: AssistantMessage = { role: 'assistant', content: this.content || null, tool_calls: calls };
-    await remember(this.gateway, this.clientRequest, message, this.target, this.log);
+    await remember(this.gateway, this.clientRequest, message, this.target, this.log, this.scope);
   }
 }

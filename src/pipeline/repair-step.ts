@@ -19,13 +19,16 @@ export async function repairStep(
   gateway: Gateway,
   log: Logger,
   options: RepairOptions = gateway.repairOptions,
+  ledgerScope?: string,
 ): Promise<RepairOutcome> {
-  const query = ledgerQueryFor(request);
+  // Scoped per gateway key: two tenants with the same opening prompt never share ledger entries.
+  const query = ledgerQueryFor(request, ledgerScope);
   const ledger =
     query.callIds.length > 0 || query.prefixFingerprints.length > 0 ? await gateway.ledger.lookup(query) : EMPTY_SNAPSHOT;
   const result = repairRequest(request, {
     declaredTools: declaredToolsOf(request),
     ledger,
+    ledgerScope,
     options,
   });
   if (result.findings.length > 0 && options === gateway.repairOptions) {

@@ -178,7 +178,7 @@ async function callTarget(
       const started = performance.now();
       const settle = (outcome: LlmCallOutcome): void => {
         info.upstreamSeconds += (performance.now() - started) / 1000;
-        telemetry.llmCall(outcome);
+        telemetry.llmCall(target, outcome);
       };
       try {
         return await send(body, permit, settle);

@@ -99,7 +99,7 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
       } catch {
         // the status says enough
       }
-      throw upstreamErrorFrom(this.settings.name, response.status, text);
+      throw upstreamErrorFrom(this.settings.name, response.status, text, response.headers);
     }
     if (stream) {
       const type = String(response.headers['content-type'] ?? '');

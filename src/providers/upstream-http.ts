@@ -88,7 +88,12 @@ export function headerValue(headers: UpstreamResponse['headers'], name: string):
 }
 
 /** Turns an upstream's error body into the catalogue's error, keeping the upstream's own message. */
-export function upstreamErrorFrom(provider: string, status: number, text: string): GatewayError {
+export function upstreamErrorFrom(
+  provider: string,
+  status: number,
+  text: string,
+  headers?: UpstreamResponse['headers'],
+): GatewayError {
   let message = text.trim().slice(0, 2000);
   let type: string | null = null;
   let code: string | null = null;
@@ -113,5 +118,10 @@ export function upstreamErrorFrom(provider: string, status: number, text: string
   if (!message) message = `Provider '${provider}' answered HTTP ${status} with an empty body.`;
   const mappedStatus = status >= 400 && status <= 599 ? status : 502;
   const error = errors.upstreamStatus(mappedStatus, message, type, code, param);
+  // The upstream's wait hint drives our retry backoff and reaches the client on a final 429/503.
+  for (const name of ['retry-after', 'retry-after-ms']) {
+    const value = headers ? headerValue(headers, name) : undefined;
+    if (value) error.headers[name] = value;
+  }
   return error;
 }

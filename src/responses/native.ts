@@ -4,7 +4,7 @@ import type { Gateway } from '../gateway.js';
 import { sseEvent } from '../http/sse.js';
 import { outcomeOfError } from '../metrics/index.js';
 import type { ChatCallInput } from '../pipeline/chat.js';
-import { RequestTelemetry } from '../pipeline/telemetry.js';
+import { RequestTelemetry, taskHeaderOf } from '../pipeline/telemetry.js';
 import { requiresKey } from '../providers/registry.js';
 import type { NativeResponses, ProviderCallContext } from '../providers/types.js';
 import type { ResolvedModel } from '../routing/router.js';
@@ -41,12 +41,11 @@ export async function nativeCreate(prepared: Prepared, target: ResolvedModel, na
   const body: Record<string, unknown> = { ...rest, model: target.upstreamModel, input: prepared.items };
   const headers: Record<string, string> = prepared.repairsHeader ? { 'x-toolgate-repairs': prepared.repairsHeader } : {};
   const view = toChatRequest(request, [...prepared.previous, ...prepared.items], { provider: settings.name, lenient: true });
-  const taskHeader = input.headers['x-toolgate-task-id'];
-  const telemetry = new RequestTelemetry(gateway, info, settings.name, view, target.upstreamModel, typeof taskHeader === 'string' ? taskHeader : undefined);
+  const telemetry = new RequestTelemetry(gateway, info, view, taskHeaderOf(input.headers));
   const started = performance.now();
   const settle = (error?: unknown): void => {
     info.upstreamSeconds += (performance.now() - started) / 1000;
-    telemetry.llmCall(error === undefined ? 'success' : outcomeOfError(error, input.signal));
+    telemetry.llmCall(target, error === undefined ? 'success' : outcomeOfError(error, input.signal));
   };
   const answered = (response: ResponseObject): void => {
     const calls = response.output.filter((item) => item.type === 'function_call').length;
@@ -54,7 +53,7 @@ export async function nativeCreate(prepared: Prepared, target: ResolvedModel, na
     const usage = chatUsage(response.usage);
     info.usage = usage;
     info.toolMode = report.mode;
-    telemetry.answer(report, report.mode, usage, (view.tools?.length ?? 0) > 0);
+    telemetry.answer(target, report, report.mode, usage, (view.tools?.length ?? 0) > 0);
   };
 
   if (request.stream !== true) {
@@ -66,7 +65,7 @@ export async function nativeCreate(prepared: Prepared, target: ResolvedModel, na
       throw error;
     }
     settle();
-    telemetry.firstToken();
+    telemetry.firstToken(target);
     if (isResponse(response)) {
       answered(response);
       await persist(gateway, prepared, response, input.log);
@@ -93,7 +92,7 @@ export async function nativeCreate(prepared: Prepared, target: ResolvedModel, na
         }
         const type = event.event ?? (isRecord(data) && typeof data.type === 'string' ? data.type : 'message');
         if (isRecord(data) && typeof data.sequence_number === 'number') sequence = data.sequence_number;
-        if (type !== 'response.created' && type !== 'response.in_progress') telemetry.firstToken();
+        if (type !== 'response.created' && type !== 'response.in_progress') telemetry.firstToken(target);
         if (TERMINAL.has(type) && isRecord(data) && isResponse(data.response)) {
           answered(data.response);
           await persist(gateway, prepared, data.response, input.log);

@@ -20,7 +20,11 @@ export function peekRequestInfo(request: FastifyRequest): RequestInfo | undefine
 export function clientAbortSignal(reply: FastifyReply): AbortController {
   const abort = new AbortController();
   reply.raw.once('close', () => {
-    if (!reply.raw.writableFinished) abort.abort();
+    if (reply.raw.writableFinished) return;
+    abort.abort();
+    // A keep-alive socket the client half-closed would otherwise hold app.close() for the
+    // whole keep-alive timeout.
+    reply.raw.socket?.destroy();
   });
   return abort;
 }

@@ -42,6 +42,8 @@ export function buildRequest(request: ChatRequest, options: BuildOptions): Built
 
 /** `models/x` and `tunedModels/x` are used as given; a bare id gets the `models/` prefix. */
 export function modelPath(model: string, stream: boolean): string {
-  const resource = /^(models|tunedModels)\//.test(model) ? model : `models/${encodeURIComponent(model)}`;
+  // Each path segment is encoded: a model id never changes which resource (or host) is called.
+  const match = /^(models|tunedModels)\/(.+)$/.exec(model);
+  const resource = match ? `${match[1]}/${encodeURIComponent(match[2])}` : `models/${encodeURIComponent(model)}`;
   return `/${resource}:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`;
 }

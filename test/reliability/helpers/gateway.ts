@@ -1,6 +1,5 @@
 import { Writable } from 'node:stream';
 import { buildApp, type BuiltApp } from '../../../src/app.js';
-import { configSecrets } from '../../../src/auth/secrets.js';
 import { parseConfig } from '../../../src/config/load.js';
 import { createLogger } from '../../../src/logging.js';
 
@@ -22,7 +21,7 @@ export async function startReliableGateway(yaml: string, env: Record<string, str
       callback();
     },
   });
-  const logger = createLogger({ level: logLevel, secrets: [...loaded.secrets, ...configSecrets(loaded.config)], destination: sink });
+  const logger = createLogger({ level: logLevel, secrets: loaded.secrets, destination: sink });
   const built = await buildApp(loaded, { logger });
   const url = await built.app.listen({ host: '127.0.0.1', port: 0 });
   return { ...built, url, logs, close: () => built.app.close() };

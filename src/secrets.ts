@@ -1,11 +1,12 @@
-import type { GatewayConfig } from '../config/schema.js';
+import type { GatewayConfig } from './config/schema.js';
 
 /**
- * Secret values the config holds besides provider keys: gateway keys, the metrics key and a
- * password in the Redis URL. The logger scrubs them from every line.
+ * Every secret value the config holds: provider keys, gateway keys, the metrics key and a
+ * password in the Redis URL. Logs, relayed upstream errors and /metrics are scrubbed of them.
  */
 export function configSecrets(config: GatewayConfig): string[] {
-  const out = config.auth.keys.map((entry) => entry.key);
+  const out = Object.values(config.providers).map((provider) => provider.apiKey ?? '');
+  out.push(...config.auth.keys.map((entry) => entry.key));
   if (config.auth.metricsKey) out.push(config.auth.metricsKey);
   if (config.state.url) {
     try {
