@@ -3,7 +3,7 @@ import t from 'tap';
 import { startOpenAIEmulator } from '../emulators/openai-server.js';
 import { validateSchema } from '../helpers/openapi.js';
 import { configFor, startGateway } from '../helpers/gateway.js';
-import { collectStream, runToolLoop, WEATHER_TOOL } from '../helpers/tool-loop.js';
+import { collectStream, runToolLoop } from '../helpers/tool-loop.js';
 
 // The openai SDK drives tool loops through toolgate to strict local emulators of each upstream.
 
