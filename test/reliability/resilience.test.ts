@@ -45,7 +45,8 @@ models:
   t.equal((await call('flaky/http-503')).status, 503);
   t.equal(upstream.total(), 4, 'closed again: calls go out');
   const metrics = await (await fetch(`${gw.url}/metrics`)).text();
-  t.match(metrics, /toolgate_llm_calls_total\{[^}]*model="guarded"[^}]*outcome="fallback"[^}]*\} 0/, 'a skipped (open) target is no call at all');
+  t.notMatch(metrics, /toolgate_llm_calls_total\{[^}]*model="guarded"[^}]*\} [1-9]/, 'a skipped (open) target is no call at all');
+  t.match(metrics, /toolgate_llm_calls_total\{provider="simulator",model="simulator\/weather",endpoint="chat_completions",outcome="success"\} 1/, 'the fallback that answered is counted under its own labels');
 });
 
 t.test('fallbacks: tried in order, each prepared for its own provider, and only those the key may use', async (t) => {
@@ -127,7 +128,7 @@ models:
   const started = performance.now();
   const skipped = await post(gw.url, '/v1/chat/completions', { model: 'capped', messages: USER });
   t.equal(skipped.status, 200, 'retry-after above maxDelayMs → straight to the fallback');
-  t.ok(performance.now() - started < 500, 'without waiting 30 s');
+  t.ok(performance.now() - started < 10_000, 'without waiting the 30 s retry-after');
   t.equal(times.length, 1);
 
   times.length = 0;
