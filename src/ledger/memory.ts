@@ -33,8 +33,15 @@ export class MemoryLedger implements CallLedger {
   }
 
   async record(entry: LedgerEntry): Promise<void> {
-    // A private copy: callers go on to rewrite the message they send to the client.
-    const stored = structuredClone(entry);
+    // A private copy of what callers could still change (the message and its calls); cheaper than
+    // structuredClone, which was the ledger's whole cost on the hot path.
+    const stored: LedgerEntry = {
+      ...entry,
+      message: {
+        ...entry.message,
+        ...(entry.message.tool_calls ? { tool_calls: entry.message.tool_calls.map((call) => ({ ...call, function: { ...call.function } })) } : {}),
+      },
+    };
     const calls = (stored.message.tool_calls ?? []).filter((call) => typeof call.id === 'string' && call.id !== '');
     const existing = calls.map((call) => this.byCallId.get(call.id)).filter((e): e is LedgerEntry => e !== undefined);
     // Adapters record provider data (e.g. Gemini thought signatures) under the call ids before the
