@@ -109,6 +109,7 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions): Pro
         durationSeconds: latencyMs / 1000,
         ...(info?.llmCalls ? { upstreamSeconds: info.upstreamSeconds } : {}),
       });
+      if (!options.logger.isLevelEnabled('info')) return;
       request.log.info(
         {
           reqId: request.id,

@@ -29,6 +29,7 @@ export const providerSchema = z
     baseUrl: z.string().url().optional(),
     apiKey: z.string().optional(),
     timeoutMs: z.number().int().positive().default(600_000),
+    maxConnections: z.number().int().positive().nullable().default(null),
     streamIdleTimeoutMs: z.number().int().positive().default(120_000),
     headers: z.record(z.string(), z.string()).default({}),
     retry: retrySchema.default(retrySchema.parse({})),

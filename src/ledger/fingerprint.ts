@@ -1,4 +1,4 @@
-import { createHash, type Hash } from 'node:crypto';
+import { createHash, hash as hashOnce, type Hash } from 'node:crypto';
 import type { ChatMessage, ChatRequest } from '../api/chat-types.js';
 import type { LedgerQuery } from './types.js';
 
@@ -75,17 +75,34 @@ function start(scope: string | undefined): Hash {
   return hash;
 }
 
-function feed(hash: Hash, message: ChatMessage): void {
+function messageRecord(message: ChatMessage): string {
   const text = messageText(message).replace(WS, ' ').trim();
-  hash.update(`${normalizedRole(message.role)}\u0000${text}\u0001`);
+  return `${normalizedRole(message.role)}\u0000${text}\u0001`;
 }
 
-/** Fingerprint of `messages[0..end)`. */
+function feed(hash: Hash, message: ChatMessage): void {
+  hash.update(messageRecord(message));
+}
+
+/** Fingerprint of `messages[0..end)`: the same bytes as the incremental form, hashed in one call. */
 export function prefixFingerprint(messages: readonly ChatMessage[], end: number, scope?: string): string {
-  const hash = start(scope);
+  let text = scope !== undefined ? `scope\u0000${scope}\u0001` : '';
   const stop = Math.min(end, messages.length);
-  for (let i = 0; i < stop; i++) feed(hash, messages[i]);
-  return hash.digest('hex');
+  for (let i = 0; i < stop; i++) text += messageRecord(messages[i]);
+  return hashOnce('sha1', text, 'hex');
+}
+
+/** `prefixFingerprint(messages, end)` for each of `ends` (ascending): one pass, one digest per end. */
+export function prefixFingerprintsAt(messages: readonly ChatMessage[], ends: readonly number[], scope?: string): string[] {
+  const hash = start(scope);
+  const out: string[] = [];
+  let fed = 0;
+  for (const end of ends) {
+    const stop = Math.min(end, messages.length);
+    for (; fed < stop; fed++) feed(hash, messages[fed]);
+    out.push(hash.copy().digest('hex'));
+  }
+  return out;
 }
 
 /**
@@ -137,10 +154,8 @@ export function ledgerQueryFor(request: ChatRequest, scope?: string): LedgerQuer
     }
   }
   const candidates = restoreCandidates(messages);
-  let prefixFingerprints: string[] = [];
-  if (candidates.length > 0) {
-    const all = allPrefixFingerprints(messages, scope);
-    prefixFingerprints = candidates.map((i) => all[i]);
-  }
+  // A digest only where a candidate starts: copying + digesting the hash at every message was
+  // most of the cost for long histories.
+  const prefixFingerprints = candidates.length > 0 ? prefixFingerprintsAt(messages, candidates, scope) : [];
   return { callIds: [...ids], prefixFingerprints };
 }

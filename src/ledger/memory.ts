@@ -6,7 +6,7 @@ export interface MemoryLedgerOptions {
   maxEntries?: number;
   /** How long an entry lives. Default 1 hour. */
   ttlMs?: number;
-  /** Bound on the call-id index; an entry holds several calls. Default 8 × maxEntries. */
+  /** Bound on the call-id index; an entry holds several calls. Default 4 × maxEntries. */
   maxCallIds?: number;
   /** Clock override for tests (lru-cache `perf`). */
   clock?: { now: () => number };
@@ -24,11 +24,22 @@ export class MemoryLedger implements CallLedger {
     // maxSize with unit sizes, not `max`: lru-cache preallocates `max` slots up front, which cost
     // hundreds of ms and tens of MB at every start for the default bound.
     const unit = { sizeCalculation: () => 1 };
-    this.byPrefix = new LRUCache<string, LedgerEntry>({ maxSize: maxEntries, ...unit, ...common });
     this.byCallId = new LRUCache<string, LedgerEntry>({
-      maxSize: Math.max(1, Math.floor(options.maxCallIds ?? maxEntries * 8)),
+      maxSize: Math.max(1, Math.floor(options.maxCallIds ?? maxEntries * 4)),
       ...unit,
       ...common,
+    });
+    // An entry leaving the prefix index (evicted, expired, replaced) leaves the call-id index too,
+    // so maxEntries bounds the memory of both.
+    this.byPrefix = new LRUCache<string, LedgerEntry>({
+      maxSize: maxEntries,
+      ...unit,
+      ...common,
+      dispose: (entry) => {
+        for (const call of entry.message.tool_calls ?? []) {
+          if (this.byCallId.peek(call.id) === entry) this.byCallId.delete(call.id);
+        }
+      },
     });
   }
 

@@ -2,7 +2,7 @@
 // first user message to a final answer without tool calls. Every upstream call (retries and
 // fallbacks included) adds 1; the count is observed when the task ends — at a final answer, after
 // `idleMs` without a call, or when the map is full and the task is the least recently active.
-import { createHash, randomUUID } from 'node:crypto';
+import { hash as hashOnce, randomUUID } from 'node:crypto';
 import type { ChatMessage } from '../api/chat-types.js';
 import type { TaskEndReason } from './types.js';
 
@@ -30,7 +30,7 @@ const METADATA_TASK_FIELDS = [
 const MAX_RAW_KEY = 128;
 
 function digest(text: string): string {
-  return createHash('sha256').update(text).digest('base64url').slice(0, 22);
+  return hashOnce('sha256', text, 'base64url').slice(0, 22);
 }
 
 function idKey(prefix: string, value: unknown): string | undefined {

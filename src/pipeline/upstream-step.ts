@@ -4,7 +4,7 @@ import { errors, GatewayError } from '../errors.js';
 import type { Gateway } from '../gateway.js';
 import type { LlmCallOutcome } from '../metrics/index.js';
 import { requiresKey } from '../providers/registry.js';
-import type { ProviderCallContext } from '../providers/types.js';
+import type { ProviderCallContext, ToolNameRule } from '../providers/types.js';
 import { declaredToolsOf } from '../repair/index.js';
 import { backoffMs, breakerResult, classify, sleep, type BreakerPermit } from '../resilience/index.js';
 import type { ResolvedModel } from '../routing/router.js';
@@ -39,17 +39,36 @@ type TargetCall = Sent & { normalizeContext: NormalizeContext; promptMode: boole
 
 const TOOLS_REFUSED = /(not supported|unsupported|does not support|not allowed|unknown|unrecognized|invalid).{0,80}\b(tools|tool_choice|function calling|tool calling)\b|\b(tools|tool_choice)\b.{0,80}(not supported|unsupported|not allowed)/i;
 
+// Name resolvers and codecs depend only on the declared names (and the config's aliases / the
+// upstream's name rule): built once per tool set, not per request.
 type NameResolverFor = ReturnType<typeof createNameResolver>;
-const resolvers = new LRUCache<string, NameResolverFor>({ max: 1000 });
+type NameCodec = ReturnType<typeof createNameCodec>;
+const resolvers = new WeakMap<Record<string, string>, LRUCache<string, NameResolverFor>>();
+const codecs = new LRUCache<string, NameCodec>({ max: 1000 });
 
 function resolverFor(names: string[], aliases: Record<string, string>): NameResolverFor {
+  let cache = resolvers.get(aliases);
+  if (!cache) {
+    cache = new LRUCache<string, NameResolverFor>({ max: 1000 });
+    resolvers.set(aliases, cache);
+  }
   const key = names.join('\u0000');
-  let resolver = resolvers.get(key);
+  let resolver = cache.get(key);
   if (!resolver) {
     resolver = createNameResolver(names, aliases);
-    resolvers.set(key, resolver);
+    cache.set(key, resolver);
   }
   return resolver;
+}
+
+function codecFor(names: string[], rule: ToolNameRule): NameCodec {
+  const key = `${rule.pattern.source}\u0001${rule.maxLength}\u0001${names.join('\u0000')}`;
+  let codec = codecs.get(key);
+  if (!codec) {
+    codec = createNameCodec(names, rule);
+    codecs.set(key, codec);
+  }
+  return codec;
 }
 
 /** Thrown by one target when the request should go on to the next one (the cause was settled as `fallback`). */
@@ -134,7 +153,7 @@ async function callTarget(
   const capabilities = provider.capabilities(target.upstreamModel);
   const tools: ReadonlyMap<string, ToolDefinition> = request.tools?.length ? declaredToolsOf(request) : new Map();
   const names = [...tools.keys()];
-  const codec = createNameCodec(names, capabilities.toolNameRule);
+  const codec = codecFor(names, capabilities.toolNameRule);
   const resolver = resolverFor(names, gateway.loaded.config.toolAliases);
   const normalizeContext: NormalizeContext = {
     tools,

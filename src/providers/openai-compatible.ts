@@ -1,4 +1,5 @@
 import type { ChatChunk, ChatCompletion, ChatRequest } from '../api/chat-types.js';
+import { withRawJson } from '../api/raw-json.js';
 import { errors } from '../errors.js';
 import { readSse } from './sse-reader.js';
 import type { NativeResponses, ProviderAdapter, ProviderCallContext, ProviderCapabilities, ProviderSettings } from './types.js';
@@ -86,7 +87,8 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
       if (maybeError !== undefined && maybeError !== null) {
         throw upstreamErrorFrom(provider, 502, event.data);
       }
-      yield parsed as ChatChunk;
+      // Remembers the upstream's text: an unchanged chunk is relayed byte for byte (routes/chat-completions.ts).
+      yield typeof parsed === 'object' && parsed !== null ? withRawJson(parsed as ChatChunk, event.data) : (parsed as ChatChunk);
     }
   }
 

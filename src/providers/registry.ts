@@ -16,6 +16,7 @@ export function createProviders(config: GatewayConfig, keyEnvVars: Record<string
       apiKeyEnv: keyEnvVars[name],
       timeoutMs: provider.timeoutMs,
       streamIdleTimeoutMs: provider.streamIdleTimeoutMs,
+      maxConnections: provider.maxConnections,
       headers: provider.headers,
     };
     providers.set(name, createAdapter(settings));

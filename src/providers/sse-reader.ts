@@ -23,7 +23,10 @@ export async function* readSse(
   const decoder = new TextDecoder();
   let finished = false;
   try {
-    for await (const bytes of body) {
+    // destroyOnReturn: false — returning at [DONE] must not destroy the body: Node would build an
+    // AbortError (with a stack trace) per stream, and undici may then drop the pooled connection.
+    // `finally` decides: dump the rest (connection kept) or destroy.
+    for await (const bytes of body.iterator({ destroyOnReturn: false })) {
       parser.feed(decoder.decode(bytes as Uint8Array, { stream: true }));
       while (pending.length > 0) {
         const next = pending.shift() as SseEvent;
@@ -47,6 +50,10 @@ export async function* readSse(
     // A finished stream keeps its pooled connection (dump reads the rest); an abandoned one
     // (client gone, error) must release the upstream socket at once.
     if (finished) body.dump({ limit: 65_536 }).catch(() => undefined);
-    else if (!body.destroyed) body.destroy();
+    else if (!body.destroyed) {
+      // undici emits RequestAbortedError on destroy(); nobody reads this body any more.
+      body.on('error', () => undefined);
+      body.destroy();
+    }
   }
 }

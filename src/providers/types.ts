@@ -16,6 +16,8 @@ export interface ProviderSettings {
   timeoutMs: number;
   /** Max gap between stream chunks. */
   streamIdleTimeoutMs: number;
+  /** Pooled connections to the upstream origin; null = unbounded (one per concurrent request). */
+  maxConnections?: number | null;
   /** Extra static headers sent upstream (from config). */
   headers: Record<string, string>;
 }

@@ -24,7 +24,8 @@ export class UpstreamClient {
     const url = new URL(settings.baseUrl);
     this.basePath = url.pathname.replace(/\/+$/, '');
     this.pool = new Pool(url.origin, {
-      connections: 128,
+      // Long LLM streams each hold a connection: a low cap would queue streams behind each other.
+      connections: settings.maxConnections ?? null,
       pipelining: 1,
       keepAliveTimeout: 30_000,
       connect: { timeout: Math.min(settings.timeoutMs, 30_000) },

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { parseChatRequest } from '../api/chat-schema.js';
+import { rawJsonOf } from '../api/raw-json.js';
 import type { ChatChunk } from '../api/chat-types.js';
 import type { GatewayError } from '../errors.js';
 import type { Gateway } from '../gateway.js';
@@ -30,11 +31,16 @@ async function* chatFrames(chunks: AsyncIterable<ChatChunk>, includeUsage: boole
   for await (const chunk of chunks) {
     // Usage goes to the client only when it asked (stream_options.include_usage); the gateway
     // always asks upstream for it, for its own token and cost metrics.
+    // An unchanged upstream chunk goes out as the upstream's own bytes; others are serialized.
+    let text = rawJsonOf(chunk);
     if (!includeUsage) {
       if (chunk.choices.length === 0) continue;
-      if ('usage' in chunk) delete chunk.usage;
+      if ('usage' in chunk) {
+        delete chunk.usage;
+        text = undefined;
+      }
     }
-    yield sseData(JSON.stringify(chunk));
+    yield sseData(text ?? JSON.stringify(chunk));
   }
   yield sseData('[DONE]');
 }

@@ -1,0 +1,74 @@
+import { BENCH_TOOLS } from './micro.js';
+
+// What the load sends: a realistic tool-calling turn (system, user, an assistant with two parallel
+// calls, their results, the answer, the next question) with three tools declared, so toolgate's
+// validation, repair passes, name/argument normalization and metrics all run on every request.
+
+const BASE_MESSAGES = [
+  { role: 'system', content: 'You are a helpful assistant. Use the tools when they help; answer briefly.' },
+  { role: 'user', content: "What's the weather in Paris, and what time is it there?" },
+  {
+    role: 'assistant',
+    content: null,
+    tool_calls: [
+      { id: 'call_a1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris","unit":"celsius"}' } },
+      { id: 'call_a2', type: 'function', function: { name: 'get_time', arguments: '{"tz":"Europe/Paris"}' } },
+    ],
+  },
+  { role: 'tool', tool_call_id: 'call_a1', content: '{"temp_c":21,"conditions":"sunny","wind_kmh":12}' },
+  { role: 'tool', tool_call_id: 'call_a2', content: '{"time":"14:05","utc_offset":"+02:00"}' },
+  { role: 'assistant', content: 'It is 21 °C and sunny in Paris (wind 12 km/h), and the local time is 14:05.' },
+  { role: 'user', content: 'And in Tokyo?' },
+];
+
+export interface BodyOptions {
+  model?: string;
+  stream?: boolean;
+  /** A history defect toolgate repairs (the second tool result lost its tool_call_id). */
+  broken?: boolean;
+}
+
+export function requestBody(options: BodyOptions = {}): string {
+  const messages = BASE_MESSAGES.map((message, index) => {
+    if (options.broken && index === 4) {
+      const { tool_call_id: _dropped, ...rest } = message;
+      return rest;
+    }
+    return message;
+  });
+  return JSON.stringify({
+    model: options.model ?? 'bench',
+    messages,
+    tools: BENCH_TOOLS,
+    tool_choice: 'auto',
+    temperature: 0.2,
+    ...(options.stream ? { stream: true, stream_options: { include_usage: true } } : {}),
+  });
+}
+
+/** toolgate's config for the bench: three providers on the local upstream; logging at warn. */
+export function gatewayConfig(upstreamUrl: string, logLevel: string): string {
+  return [
+    'server:',
+    '  host: 127.0.0.1',
+    '  port: 0',
+    'logging:',
+    `  level: ${logLevel}`,
+    'providers:',
+    ...['up:/v1', 'uptext:/text/v1', 'upslow:/slow/v1'].flatMap((entry) => {
+      const [name, path] = entry.split(':');
+      return [`  ${name}:`, '    type: openai-compatible', `    baseUrl: ${upstreamUrl}${path}`, '    apiKey: bench-not-a-secret-key'];
+    }),
+    'models:',
+    '  bench:',
+    '    provider: up',
+    '    model: bench-model',
+    '  bench-text:',
+    '    provider: uptext',
+    '    model: bench-model',
+    '  bench-slow:',
+    '    provider: upslow',
+    '    model: bench-model',
+    '',
+  ].join('\n');
+}
