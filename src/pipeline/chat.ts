@@ -1,12 +1,10 @@
 import type { FastifyBaseLogger as Logger } from 'fastify';
 import type { ChatChunk, ChatCompletion, ChatRequest } from '../api/chat-types.js';
-import { errors } from '../errors.js';
 import type { Gateway } from '../gateway.js';
 import type { ResponseMode } from '../metrics/index.js';
-import { requiresKey } from '../providers/registry.js';
-import type { ProviderCallContext } from '../providers/types.js';
 import { normalizeCompletion, type NormalizeReport } from '../toolcalls/normalize.js';
 import { normalizeStream } from '../toolcalls/normalize-stream.js';
+import { providerContext } from './provider-context.js';
 import { recordAnswer, StreamAnswerRecorder } from './record.js';
 import { repairStep } from './repair-step.js';
 import type { RequestInfo } from './request-info.js';
@@ -40,22 +38,8 @@ export async function runChat(clientRequest: ChatRequest, input: ChatCallInput, 
 
   const repaired = await repairStep(clientRequest, gateway, input.log, gateway.repairOptions, input.info.keyName);
   const target = gateway.router.resolve(clientRequest.model);
-  const settings = target.provider.settings;
-  input.info.provider = settings.name;
-  input.info.upstreamModel = target.upstreamModel;
   if (repaired.header) input.info.repairs = repaired.header;
-  if (requiresKey(settings) && !settings.apiKey) {
-    throw errors.providerKeyMissing(settings.name, settings.apiKeyEnv ?? `the apiKey of provider '${settings.name}'`);
-  }
-
-  const context: ProviderCallContext = {
-    upstreamModel: target.upstreamModel,
-    signal: input.signal,
-    requestId: input.requestId,
-    log: input.log,
-    ledger: gateway.ledger,
-    forwardHeaders: pickForwardHeaders(input.headers, gateway.forwardHeaderNames),
-  };
+  const context = providerContext(target, input, gateway);
   const headers: Record<string, string> = {};
   if (repaired.header) headers['x-toolgate-repairs'] = repaired.header;
   const telemetry = new RequestTelemetry(gateway, input.info, clientRequest, taskHeaderOf(input.headers));
@@ -101,16 +85,4 @@ export async function runChat(clientRequest: ChatRequest, input: ChatCallInput, 
 function answerMode(report: NormalizeReport, call: UpstreamCall): ResponseMode {
   if (report.mode === 'none') return 'none';
   return call.promptMode ? 'prompt' : report.mode;
-}
-
-function pickForwardHeaders(
-  headers: Record<string, string | string[] | undefined>,
-  allowed: ReadonlySet<string>,
-): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const name of allowed) {
-    const value = headers[name];
-    if (typeof value === 'string') out[name] = value;
-  }
-  return out;
 }

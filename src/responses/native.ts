@@ -4,9 +4,9 @@ import type { Gateway } from '../gateway.js';
 import { sseEvent } from '../http/sse.js';
 import { outcomeOfError } from '../metrics/index.js';
 import type { ChatCallInput } from '../pipeline/chat.js';
+import { providerContext } from '../pipeline/provider-context.js';
 import { RequestTelemetry, taskHeaderOf } from '../pipeline/telemetry.js';
-import { requiresKey } from '../providers/registry.js';
-import type { NativeResponses, ProviderCallContext } from '../providers/types.js';
+import type { NativeResponses } from '../providers/types.js';
 import type { ResolvedModel } from '../routing/router.js';
 import { createReport } from '../toolcalls/normalize-shared.js';
 import { persist, type CreateResult, type Prepared } from './prepared.js';
@@ -23,20 +23,8 @@ export async function nativeCreate(prepared: Prepared, target: ResolvedModel, na
   const { request } = prepared;
   const settings = target.provider.settings;
   const info = input.info;
-  info.provider = settings.name;
-  info.upstreamModel = target.upstreamModel;
   if (prepared.repairsHeader) info.repairs = prepared.repairsHeader;
-  if (requiresKey(settings) && !settings.apiKey) {
-    throw errors.providerKeyMissing(settings.name, settings.apiKeyEnv ?? `the apiKey of provider '${settings.name}'`);
-  }
-  const context: ProviderCallContext = {
-    upstreamModel: target.upstreamModel,
-    signal: input.signal,
-    requestId: input.requestId,
-    log: input.log,
-    ledger: gateway.ledger,
-    forwardHeaders: forwardHeaders(input.headers, gateway.forwardHeaderNames),
-  };
+  const context = providerContext(target, input, gateway);
   const { stream: _stream, ...rest } = request;
   const body: Record<string, unknown> = { ...rest, model: target.upstreamModel, input: prepared.items };
   const headers: Record<string, string> = prepared.repairsHeader ? { 'x-toolgate-repairs': prepared.repairsHeader } : {};
@@ -129,13 +117,4 @@ function chatUsage(usage: unknown): Usage | undefined {
     prompt_tokens_details: { cached_tokens: num(input.cached_tokens) },
     completion_tokens_details: { reasoning_tokens: num(output.reasoning_tokens) },
   };
-}
-
-function forwardHeaders(headers: Record<string, string | string[] | undefined>, allowed: ReadonlySet<string>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const name of allowed) {
-    const value = headers[name];
-    if (typeof value === 'string') out[name] = value;
-  }
-  return out;
 }

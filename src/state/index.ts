@@ -4,11 +4,7 @@ import type { GatewayConfig } from '../config/schema.js';
 import { MemoryLedger } from '../ledger/memory.js';
 import type { CallLedger } from '../ledger/types.js';
 import type { ResponseStore } from '../responses/store.js';
-import { FailSafeLedger } from './failsafe-ledger.js';
-import { closeRedis, createRedisClient, waitReady, type RedisClient } from './redis-client.js';
-import { RedisCounterStore } from './redis-counters.js';
-import { RedisLedger } from './redis-ledger.js';
-import { RedisResponseStore } from './redis-response-store.js';
+import type { RedisClient } from './redis-client.js';
 
 // Where the gateway keeps state: in memory (default, one instance) or on Redis (several
 // instances behind a load balancer share the call ledger, the Responses store and the
@@ -30,16 +26,7 @@ export async function createState(config: GatewayConfig, log: Logger): Promise<G
     const counters = new MemoryCounterStore();
     return { ledger, counters, close: async () => void (await counters.close()) };
   }
-  const redis = createRedisClient(config.state, log);
-  if (!(await waitReady(redis, config.state.connectTimeoutMs))) {
-    log.error({ limitsFailMode: config.state.limitsFailMode }, 'redis: not reachable at startup; serving anyway and reconnecting in the background');
-  }
-  const prefix = config.state.keyPrefix;
-  return {
-    ledger: new FailSafeLedger(new RedisLedger(redis, { prefix, ttlMs }), log),
-    counters: new RedisCounterStore(redis, prefix),
-    responseStore: new RedisResponseStore(redis, { prefix, ttlMs }),
-    redis,
-    close: () => closeRedis(redis),
-  };
+  // Loaded only when configured: a single instance never pays for the Redis client.
+  const { createRedisState } = await import('./redis-state.js');
+  return createRedisState(config, log);
 }

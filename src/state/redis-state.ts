@@ -1,0 +1,25 @@
+import type { Logger } from 'pino';
+import type { GatewayConfig } from '../config/schema.js';
+import { FailSafeLedger } from './failsafe-ledger.js';
+import type { GatewayState } from './index.js';
+import { closeRedis, createRedisClient, waitReady } from './redis-client.js';
+import { RedisCounterStore } from './redis-counters.js';
+import { RedisLedger } from './redis-ledger.js';
+import { RedisResponseStore } from './redis-response-store.js';
+
+/** State shared by every instance on one Redis: the call ledger, the Responses store and the counters. */
+export async function createRedisState(config: GatewayConfig, log: Logger): Promise<GatewayState> {
+  const ttlMs = config.ledger.ttlSeconds * 1000;
+  const redis = createRedisClient(config.state, log);
+  if (!(await waitReady(redis, config.state.connectTimeoutMs))) {
+    log.error({ limitsFailMode: config.state.limitsFailMode }, 'redis: not reachable at startup; serving anyway and reconnecting in the background');
+  }
+  const prefix = config.state.keyPrefix;
+  return {
+    ledger: new FailSafeLedger(new RedisLedger(redis, { prefix, ttlMs }), log),
+    counters: new RedisCounterStore(redis, prefix),
+    responseStore: new RedisResponseStore(redis, { prefix, ttlMs }),
+    redis,
+    close: () => closeRedis(redis),
+  };
+}
