@@ -1,5 +1,5 @@
-// Prometheus text exposition → samples, and the difference between two scrapes. A copy of the
-// little parser in test/metrics/parse-exposition.ts (scripts do not import test code).
+// Prometheus text exposition → samples, and the difference between two scrapes. The metrics
+// tests use the same parser (test/metrics/parse-exposition.ts re-exports it).
 
 export interface Sample {
   name: string;

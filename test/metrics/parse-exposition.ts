@@ -3,58 +3,10 @@
 // Labels must match the sample's label set exactly; metricSum adds up every sample whose labels
 // include the given ones (like PromQL sum over the rest).
 
-export interface Sample {
-  name: string;
-  labels: Record<string, string>;
-  value: number;
-}
+// The parser itself lives with the demo (scripts/ may not import tests; tests may import scripts).
+import { parseExposition } from '../../scripts/demo-metrics.js';
 
-function parseValue(raw: string): number {
-  if (raw === '+Inf') return Infinity;
-  if (raw === '-Inf') return -Infinity;
-  if (raw === 'NaN') return NaN;
-  return Number(raw);
-}
-
-/** Parses `name{a="x",b="y"} value [timestamp]` lines; comments and blank lines are skipped. */
-export function parseExposition(text: string): Sample[] {
-  const samples: Sample[] = [];
-  for (const line of text.split('\n')) {
-    if (line === '' || line.startsWith('#')) continue;
-    const nameEnd = line.search(/[{ ]/);
-    if (nameEnd <= 0) throw new Error(`unparseable exposition line: ${line}`);
-    const name = line.slice(0, nameEnd);
-    const labels: Record<string, string> = {};
-    let i = nameEnd;
-    if (line[i] === '{') {
-      i += 1;
-      while (line[i] !== '}') {
-        const eq = line.indexOf('=', i);
-        const key = line.slice(i, eq).trim();
-        if (line[eq + 1] !== '"') throw new Error(`unquoted label value: ${line}`);
-        let value = '';
-        let j = eq + 2;
-        for (; line[j] !== '"'; j += 1) {
-          if (j >= line.length) throw new Error(`unterminated label value: ${line}`);
-          if (line[j] === '\\') {
-            j += 1;
-            value += line[j] === 'n' ? '\n' : line[j];
-          } else {
-            value += line[j];
-          }
-        }
-        labels[key] = value;
-        i = j + 1;
-        if (line[i] === ',') i += 1;
-      }
-      i += 1;
-    }
-    const [value] = line.slice(i).trim().split(/\s+/);
-    if (value === undefined || value === '') throw new Error(`missing value: ${line}`);
-    samples.push({ name, labels, value: parseValue(value) });
-  }
-  return samples;
-}
+export { parseExposition, type Sample } from '../../scripts/demo-metrics.js';
 
 function sameLabels(a: Record<string, string>, b: Record<string, string>): boolean {
   const keys = Object.keys(a);
