@@ -2,9 +2,9 @@
 // dir, 1s scrape and rule evaluation, one scrape target, optional rule file. stop() kills it.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from '../helpers/free-port.js';
 
 export interface PrometheusOptions {
   binary: string;
@@ -33,18 +33,6 @@ export interface PrometheusHandle {
   /** Resolves after a scrape that started later than now (so earlier traffic is stored). */
   nextScrape(timeoutMs?: number): Promise<void>;
   stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

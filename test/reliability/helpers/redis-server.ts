@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer, Socket } from 'node:net';
+import { Socket } from 'node:net';
+import { freePort } from '../../helpers/free-port.js';
 
 // A throwaway redis-server for one test file: a free port on 127.0.0.1, no persistence.
 
@@ -11,18 +12,6 @@ export interface TestRedis {
   /** Starts it again on the same port (after stop). */
   restart(): Promise<void>;
   close(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 function ping(port: number): Promise<boolean> {
