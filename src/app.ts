@@ -19,7 +19,7 @@ import { registerLint } from './routes/lint.js';
 import { registerMetrics } from './routes/metrics.js';
 import { registerModels } from './routes/models.js';
 import { registerResponses } from './routes/responses.js';
-import { createMemoryResponseStore, type ResponseStore } from './responses/store.js';
+import type { ResponseStore } from './responses/store.js';
 import { peekRequestInfo } from './routes/request-context.js';
 import { createState } from './state/index.js';
 
@@ -48,7 +48,7 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions): Pro
     router,
     providers,
     ledger: options.ledger ?? state.ledger,
-    responseStore: options.responseStore ?? state.responseStore ?? createMemoryResponseStore({ ttlMs: config.ledger.ttlSeconds * 1000, maxEntries: config.ledger.maxEntries }),
+    responseStore: options.responseStore ?? state.responseStore,
     metrics,
     log: options.logger,
     repairOptions: {

@@ -46,12 +46,9 @@ export async function runChat(clientRequest: ChatRequest, input: ChatCallInput, 
   const toolsDeclared = (repaired.request.tools?.length ?? 0) > 0;
 
   const call = await callUpstream(repaired.request, target, context, gateway, telemetry, input.info);
-  // A fallback may have answered: metrics, cost and the ledger belong to the model that did.
+  // A fallback may have answered (callUpstream notes it in the access log): metrics, cost and the
+  // ledger belong to the model that did.
   const served = call.target;
-  if (served !== target) {
-    input.info.provider = served.provider.settings.name;
-    input.info.upstreamModel = served.upstreamModel;
-  }
   if (call.kind === 'json') {
     telemetry.firstToken(served);
     const normalized = normalizeCompletion(call.completion, call.normalizeContext);

@@ -87,6 +87,8 @@ export async function callUpstream(
   info: RequestInfo,
 ): Promise<UpstreamCall> {
   const chain = [target, ...fallbacksOf(target, gateway, info, context)];
+  // The declared tools are the same for every target in the chain: read them once.
+  const tools: ReadonlyMap<string, ToolDefinition> = request.tools?.length ? declaredToolsOf(request) : new Map();
   const usable = (candidate: ResolvedModel): boolean =>
     (!requiresKey(candidate.provider.settings) || Boolean(candidate.provider.settings.apiKey)) &&
     gateway.resilience.breaker(candidate.provider.settings.name).canAttempt();
@@ -100,7 +102,7 @@ export async function callUpstream(
     }
     const canFallBack = (): boolean => chain.slice(index + 1).some(usable);
     try {
-      const call = await callTarget(request, candidate, { ...context, upstreamModel: candidate.upstreamModel }, gateway, telemetry, info, canFallBack);
+      const call = await callTarget(request, tools, candidate, { ...context, upstreamModel: candidate.upstreamModel }, gateway, telemetry, info, canFallBack);
       if (index > 0) {
         info.provider = name;
         info.upstreamModel = candidate.upstreamModel;
@@ -142,6 +144,7 @@ function fallbacksOf(target: ResolvedModel, gateway: Gateway, info: RequestInfo,
 
 async function callTarget(
   request: ChatRequest,
+  tools: ReadonlyMap<string, ToolDefinition>,
   target: ResolvedModel,
   context: ProviderCallContext,
   gateway: Gateway,
@@ -151,7 +154,6 @@ async function callTarget(
 ): Promise<TargetCall> {
   const provider = target.provider;
   const capabilities = provider.capabilities(target.upstreamModel);
-  const tools: ReadonlyMap<string, ToolDefinition> = request.tools?.length ? declaredToolsOf(request) : new Map();
   const names = [...tools.keys()];
   const codec = codecFor(names, capabilities.toolNameRule);
   const resolver = resolverFor(names, gateway.loaded.config.toolAliases);

@@ -80,7 +80,7 @@ function runPasses(request: ChatRequest, context: RepairContext): { request: Cha
 
 /**
  * Runs the passes. A valid history comes back as the same object. In strict mode nothing is
- * changed: any finding that would change the request becomes one 400 listing every problem
+ * changed: every finding that would change the request goes into one 400 listing every problem
  * (the loop note is advice, not a repair, so strict mode never adds it). In repair mode, a result
  * that still breaks the tool-history rules is a 400 saying what is wrong and what was tried.
  */

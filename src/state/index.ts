@@ -3,7 +3,7 @@ import { MemoryCounterStore, type CounterStore } from '../auth/counters.js';
 import type { GatewayConfig } from '../config/schema.js';
 import { MemoryLedger } from '../ledger/memory.js';
 import type { CallLedger } from '../ledger/types.js';
-import type { ResponseStore } from '../responses/store.js';
+import { createMemoryResponseStore, type ResponseStore } from '../responses/store.js';
 import type { RedisClient } from './redis-client.js';
 
 // Where the gateway keeps state: in memory (default, one instance) or on Redis (several
@@ -13,8 +13,7 @@ import type { RedisClient } from './redis-client.js';
 export interface GatewayState {
   ledger: CallLedger;
   counters: CounterStore;
-  /** Present for Redis; the app keeps its in-memory Responses store otherwise. */
-  responseStore?: ResponseStore;
+  responseStore: ResponseStore;
   redis?: RedisClient;
   close(): Promise<void>;
 }
@@ -24,7 +23,8 @@ export async function createState(config: GatewayConfig, log: Logger): Promise<G
   if (config.state.type === 'memory') {
     const ledger = new MemoryLedger({ ttlMs, maxEntries: config.ledger.maxEntries });
     const counters = new MemoryCounterStore();
-    return { ledger, counters, close: async () => void (await counters.close()) };
+    const responseStore = createMemoryResponseStore({ ttlMs, maxEntries: config.ledger.maxEntries });
+    return { ledger, counters, responseStore, close: async () => void (await counters.close()) };
   }
   // Loaded only when configured: a single instance never pays for the Redis client.
   const { createRedisState } = await import('./redis-state.js');
