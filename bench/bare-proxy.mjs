@@ -9,6 +9,8 @@
 // and re-serialized — the work any body-inspecting gateway does, and nothing else.
 //
 // Usage (child of bench/run.ts): node bench/bare-proxy.mjs <upstream base URL, e.g. http://127.0.0.1:1234/v1> [--parse]
+// POST <base path>/chat/completions goes to the base URL; any other POST path ending in
+// /v1/chat/completions (the emulated upstream's /burst/v1/…, /long/v1/…) goes to the same path there.
 
 import { Readable } from 'node:stream';
 import Fastify from 'fastify';
@@ -31,14 +33,15 @@ app.addContentTypeParser('*', { parseAs: parse ? 'string' : 'buffer' }, (_reques
   }
 });
 
-app.post('/v1/chat/completions', async (request, reply) => {
+app.post('/*', async (request, reply) => {
+  const path = request.url.endsWith('/v1/chat/completions') && request.url !== '/v1/chat/completions' ? request.url : `${basePath}/chat/completions`;
   const abort = new AbortController();
   reply.raw.once('close', () => {
     if (!reply.raw.writableFinished) abort.abort();
   });
   const response = await pool.request({
     method: 'POST',
-    path: `${basePath}/chat/completions`,
+    path,
     headers: { 'content-type': 'application/json' },
     body: parse ? JSON.stringify(request.body) : request.body,
     signal: abort.signal,

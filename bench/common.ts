@@ -33,27 +33,45 @@ export interface SpawnOptions {
   stdio?: 'inherit' | 'ignore';
   /** Load tsx in the child (always for .ts scripts; for .mjs ones that import TypeScript). */
   tsx?: boolean;
+  /** The node binary (default: the one running the bench), e.g. the cached Node 24. */
+  execPath?: string;
+}
+
+/** A child that exited before it was ready; `reason` is what it reported over IPC, if anything. */
+export class ChildStartError extends Error {
+  constructor(
+    message: string,
+    readonly reason?: string,
+  ) {
+    super(message);
+  }
 }
 
 /** Starts `node [--import tsx] bench/<script>` and waits for its {type:'ready', url} message. */
 export async function spawnChild(script: string, args: string[], options: SpawnOptions = {}): Promise<Child> {
   const tsx = options.tsx ?? script.endsWith('.ts');
   const nodeArgs = [...(options.nodeArgs ?? []), ...(tsx ? ['--import', 'tsx'] : []), `${BENCH_DIR}${script}`, ...args];
-  const proc = spawn(process.execPath, nodeArgs, {
+  const proc = spawn(options.execPath ?? process.execPath, nodeArgs, {
     cwd: ROOT_DIR,
     env: { ...process.env, ...options.env },
     stdio: ['ignore', options.stdio === 'inherit' ? 'inherit' : 'ignore', 'inherit', 'ipc'],
   });
+  let reason: string | undefined;
   const ready = await new Promise<ReadyMessage>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${script} did not start within 60 s`)), 60_000);
+    const timer = setTimeout(() => {
+      proc.kill('SIGKILL');
+      reject(new ChildStartError(`${script} did not start within 60 s`));
+    }, 60_000);
     proc.once('exit', (code) => {
       clearTimeout(timer);
-      reject(new Error(`${script} exited with code ${code} before it was ready`));
+      reject(new ChildStartError(`${script} exited with code ${code} before it was ready${reason ? `: ${reason}` : ''}`, reason));
     });
     proc.on('message', (message: unknown) => {
       if (isReady(message)) {
         clearTimeout(timer);
         resolve(message);
+      } else if (typeof message === 'object' && message !== null && (message as { type?: unknown }).type === 'startup-error') {
+        reason = String((message as { message?: unknown }).message ?? 'unknown');
       }
     });
   });

@@ -22,11 +22,22 @@ const { buildApp } = await load('app');
 const { parseConfig } = await load('config/load');
 const { createLogger } = await load('logging');
 
-const loaded = parseConfig(readFileSync(configPath, 'utf8'), process.env, configPath);
-const logger = createLogger({ level: loaded.config.logging.level, secrets: loaded.secrets });
-const { app } = await buildApp(loaded, { logger });
+// A config this build rejects (e.g. a key a feature branch adds that has not landed) is reported
+// to the bench over IPC, which then skips that row with the message instead of failing the run.
+let app;
+try {
+  const loaded = parseConfig(readFileSync(configPath, 'utf8'), process.env, configPath);
+  const logger = createLogger({ level: loaded.config.logging.level, secrets: loaded.secrets });
+  ({ app } = await buildApp(loaded, { logger }));
+} catch (error) {
+  const message = error instanceof Error ? error.message : String(error);
+  const report = { type: 'startup-error', message: message.split('\n').slice(0, 3).join(' ').slice(0, 300) };
+  if (process.send) process.send(report, () => process.exit(2));
+  else process.exit(2);
+  await new Promise(() => undefined);
+}
 const url = await app.listen({ host: '127.0.0.1', port: 0 });
 
-childReady(url, { impl, logLevel: loaded.config.logging.level }, async () => {
+childReady(url, { impl }, async () => {
   await app.close();
 });

@@ -19,14 +19,14 @@ export interface JsonRun {
 const JSON_HEADERS = { 'content-type': 'application/json' };
 
 /** Closed loop on `connections` connections (autocannon). */
-export async function jsonLoad(url: string, body: string, connections: number, durationS: number): Promise<JsonRun> {
+export async function jsonLoad(url: string, body: string, connections: number, durationS: number, headers: Record<string, string> = {}): Promise<JsonRun> {
   const latencies = new Samples();
   let ok = 0;
   const instance = autocannon({
     url,
     method: 'POST',
     body,
-    headers: JSON_HEADERS,
+    headers: { ...JSON_HEADERS, ...headers },
     connections,
     pipelining: 1,
     duration: durationS,
@@ -56,8 +56,8 @@ export async function jsonLoad(url: string, body: string, connections: number, d
  * flight): an open-loop "moderate load". autocannon's own rate limit sends each connection's
  * share in a burst at the start of every second, which measures its bursts, not the proxy.
  */
-export async function pacedJsonLoad(url: string, body: string, connections: number, durationS: number, rate: number): Promise<JsonRun> {
-  const run = await streamLoad(url, body, connections, durationS, rate, false);
+export async function pacedJsonLoad(url: string, body: string, connections: number, durationS: number, rate: number, headers: Record<string, string> = {}): Promise<JsonRun> {
+  const run = await streamLoad(url, body, connections, durationS, rate, false, headers);
   return { rps: run.rps, p50: run.ttlbP50, p90: run.ttlbP90, p99: run.ttlbP99, requests: run.streams, errors: run.errors + run.incomplete, non2xx: 0 };
 }
 
@@ -81,9 +81,9 @@ interface OneStream {
   ttlb: number;
 }
 
-async function oneStream(pool: Pool, path: string, body: string, sse = true): Promise<OneStream> {
+async function oneStream(pool: Pool, path: string, body: string, sse = true, headers: Record<string, string> = {}): Promise<OneStream> {
   const started = performance.now();
-  const response = await pool.request({ method: 'POST', path, headers: JSON_HEADERS, body });
+  const response = await pool.request({ method: 'POST', path, headers: { ...JSON_HEADERS, ...headers }, body });
   let ttfb = NaN;
   let tail = '';
   for await (const part of response.body) {
@@ -99,7 +99,15 @@ async function oneStream(pool: Pool, path: string, body: string, sse = true): Pr
  * `concurrency` clients each streaming one request after another for `durationS`; with `rate`,
  * requests start on a fixed schedule (rate per second overall) instead of back to back.
  */
-export async function streamLoad(url: string, body: string, concurrency: number, durationS: number, rate?: number, sse = true): Promise<StreamRun> {
+export async function streamLoad(
+  url: string,
+  body: string,
+  concurrency: number,
+  durationS: number,
+  rate?: number,
+  sse = true,
+  headers: Record<string, string> = {},
+): Promise<StreamRun> {
   const target = new URL(url);
   const pool = new Pool(target.origin, { connections: concurrency, pipelining: 1, keepAliveTimeout: 30_000 });
   const ttfb = new Samples();
@@ -119,7 +127,7 @@ export async function streamLoad(url: string, body: string, concurrency: number,
         if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
       }
       try {
-        const result = await oneStream(pool, target.pathname, body, sse);
+        const result = await oneStream(pool, target.pathname, body, sse, headers);
         if (!result.ok) errors++;
         else if (!result.complete) incomplete++;
         else {

@@ -1,8 +1,9 @@
-import { profileMarkdown } from './cpuprofile.js';
-import { MODERATE_SHARE, TARGET_LABEL, type BenchResults, type Summary } from './types.js';
-import { renderAdversarial } from './adversarial.js';
+import { renderExtras } from './report-extras.js';
+import { find } from './summarize.js';
+import { MODERATE_SHARE, TARGET_LABEL, type BenchResults, type Goal, type NodeRun, type Phase, type Target } from './types.js';
 
-// Renders bench results as the markdown table set written to bench/results/latest.md.
+// Renders bench results as bench/results/latest.md: issue 17's goals for every Node version side by
+// side, the issue's table (32 connections) per Node version, then the details.
 
 const fmt = (value: unknown, digits = 2): string => {
   if (typeof value !== 'number' || !Number.isFinite(value)) return '–';
@@ -14,171 +15,159 @@ const signed = (value: unknown, digits = 2): string => {
   return `${value >= 0 ? '+' : ''}${value.toFixed(digits)}`;
 };
 
+const ratio = (value: unknown): string => (typeof value === 'number' && Number.isFinite(value) ? value.toFixed(2) : '–');
+
 const MODERATE_PCT = Math.round(MODERATE_SHARE * 100);
 
-function cpu(row: Summary): string {
-  return row.target === 'direct' ? `(${fmt(row.cpuUsPerReq, 0)})` : fmt(row.cpuUsPerReq, 0);
+function label(target: Target, run?: NodeRun): string {
+  if (target === 'portkey') return `Portkey ${run?.portkeyVersion ?? ''}`.trim();
+  return TARGET_LABEL[target] ?? target;
 }
 
-function label(row: Summary): string {
-  return TARGET_LABEL[row.target] ?? row.target;
+function verdict(goal: Goal | undefined): string {
+  if (!goal) return '–';
+  const mark = goal.met === null ? '' : goal.met ? ' ✅ met' : ' ❌ **not met**';
+  return `${goal.value}${mark}`;
 }
 
-function ratio(row: Summary): string {
-  if (row.target === 'bare') return '1';
-  if (row.target === 'direct') return '–';
-  return fmt(row.ratioToBare, 2);
-}
-
-function parseRatio(row: Summary): string {
-  if (row.target === 'parse') return '1';
-  return row.ratioToParse !== undefined ? fmt(row.ratioToParse, 2) : '–';
-}
-
-export function renderMarkdown(results: BenchResults): string {
-  const meta = results.meta;
-  const out: string[] = [];
-  out.push(`# toolgate benchmark — ${String(meta.date).slice(0, 16).replace('T', ' ')} UTC (${meta.mode})`, '');
-  out.push(
-    `Machine: ${meta.cpu}, ${meta.cores} cores (shared), ${meta.memoryGb} GB, Node ${meta.node}. Gateway: ${meta.gateway}, \`logging.level: ${meta.logLevel}\`, metrics on, repair and text-call parsing on (defaults); commit ${meta.commit || '?'}${Number(meta.uncommittedSrcFiles) > 0 ? ` + ${meta.uncommittedSrcFiles} uncommitted src/ files` : ''}.`,
-    `Every server is its own process on 127.0.0.1 (upstream, bare proxy, toolgate); the load generator runs in the bench process. ${meta.rounds} rounds × ${meta.durationS} s per run, targets alternated within each round; values are medians over rounds; "+… vs direct" and "×bare" are paired per round, then the median.`,
-    `Load: load average ${(meta.loadavgStart as number[]).join(' / ')} at start, ${((meta.loadavgEnd as number[] | undefined) ?? []).join(' / ')} at end; cores busy with other work ${meta.machineBusyBeforePct}% before start, ${meta.machineBusyAfterPct}% after. Total ${meta.elapsedS} s.`,
+/** One row per goal id, one column per Node version. */
+export function renderGoals(runs: readonly NodeRun[]): string[] {
+  const ids: Goal[] = [];
+  for (const run of runs) for (const goal of run.goals ?? []) if (!ids.some((g) => g.id === goal.id)) ids.push(goal);
+  if (ids.length === 0) return [];
+  const out = [
+    '## Goals (issue 17)',
     '',
-  );
-
-  if (results.targets?.length) {
-    out.push('## Targets', '', '| target | value | goal | met |', '|---|---:|---|:---:|');
-    for (const t of results.targets) out.push(`| ${t.target} | ${t.value} | ${t.goal} | ${t.met === null ? '–' : t.met ? 'yes' : '**no**'} |`);
-    out.push('');
-  }
-
-  if (results.json) {
-    out.push(
-      '## JSON: throughput and latency',
-      '',
-      'A tool-calling turn (7 messages, 2 parallel calls and their results, 3 tools declared) → a native tool-call answer. "repaired": the second tool result lost its `tool_call_id`; "Hermes text": the upstream writes the call as `<tool_call>` text. "bare proxy": Fastify + undici relaying bytes; "JSON-parsing proxy": the same, but it parses and re-serializes the request, the answer and every SSE event — the floor for any gateway that reads the bodies (×parsing).',
-      '',
-      '| conc. | target | req/s | ×bare | ×parsing | p50 ms | p99 ms | +p50 vs direct | +p99 vs direct | CPU µs/req | errors |',
-      '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
-    );
-    for (const row of results.json.summary) {
-      out.push(
-        `| ${row.concurrency} | ${label(row)} | ${fmt(row.rps, 0)} | ${ratio(row)} | ${parseRatio(row)} | ${fmt(row.p50, 2)} | ${fmt(row.p99, 2)} | ${row.target === 'direct' ? '–' : signed(row.added_p50)} | ${row.target === 'direct' ? '–' : signed(row.added_p99)} | ${cpu(row)} | ${row.errors} |`,
-      );
+    `| kind | measure | goal | ${runs.map((run) => run.node).join(' | ')} |`,
+    `|---|---|---|${runs.map(() => '---').join('|')}|`,
+  ];
+  for (const kind of ['goal', 'milestone', 'info'] as const) {
+    for (const goal of ids.filter((g) => g.kind === kind)) {
+      out.push(`| ${kind} | ${goal.target} | ${goal.goal} | ${runs.map((run) => verdict(run.goals?.find((g) => g.id === goal.id))).join(' | ')} |`);
     }
-    out.push(
-      '',
-      'Closed loop: every connection sends its next request as soon as the previous answer arrived, so every target runs at its capacity and latency there is mostly queueing (Little\'s law). "CPU µs/req" is the proxy process\'s own CPU per request from /proc (the upstream\'s for "direct"), the figure least disturbed by other load on the machine.',
-      '',
-    );
   }
+  const counted = runs.map((run) => {
+    const goals = (run.goals ?? []).filter((g) => g.kind === 'goal' && g.met !== null);
+    return `${run.node}: ${goals.filter((g) => g.met).length} of ${goals.length} goals met`;
+  });
+  out.push('', `${counted.join('; ')}. Milestones and info lines are not counted.`, '');
+  return out;
+}
 
-  if (results.jsonModerate) {
-    out.push(
-      `### JSON at moderate load: ${results.jsonModerate.rate} req/s on 32 connections (${MODERATE_PCT}% of toolgate's capacity above)`,
-      '',
-      'Open loop: requests start on a smooth schedule (undici client), so latency is per-request overhead plus little queueing.',
-      '',
-      '| target | p50 ms | p90 ms | p99 ms | +p50 vs direct | +p99 vs direct | CPU µs/req | errors |',
-      '|---|---:|---:|---:|---:|---:|---:|---:|',
-    );
-    for (const row of results.jsonModerate.summary) {
-      const direct = row.target === 'direct';
-      out.push(`| ${label(row)} | ${fmt(row.p50)} | ${fmt(row.p90)} | ${fmt(row.p99)} | ${direct ? '–' : signed(row.added_p50)} | ${direct ? '–' : signed(row.added_p99)} | ${cpu(row)} | ${row.errors} |`);
-    }
-    out.push('');
-  }
+/** The issue's table: every target at 32 connections, JSON and both SSE upstreams, ×bare paired per round. */
+export function renderPeerTable(run: NodeRun): string[] {
+  const { json, burst, paced } = run.phases;
+  const targets = (Object.keys(TARGET_LABEL) as Target[]).filter((t) => [json, burst, paced].some((p) => find(p?.summary, 32, t)));
+  if (targets.length === 0) return [];
+  const cell = (phase: Phase | undefined, target: Target): string[] => {
+    const row = find(phase?.summary, 32, target);
+    if (!row) return ['–', '–', '–'];
+    const x = target === 'bare' ? '1.00' : ratio(row.ratioToBare);
+    const cpu = target === 'direct' ? `(${fmt(row.cpuUsPerReq, 0)})` : fmt(row.cpuUsPerReq, 0);
+    return [`${fmt(row.rps, 0)}${row.errors > 0 ? ` (${row.errors} errors)` : ''}`, x, cpu];
+  };
+  const out = [
+    `### ${run.node}: 32 connections`,
+    '',
+    '| target | JSON req/s | ×bare | CPU µs/req | SSE burst streams/s | ×bare | CPU µs/stream | SSE paced streams/s | ×bare | CPU µs/stream |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const target of targets) out.push(`| ${target === 'toolgate' ? '**toolgate**' : label(target, run)} | ${[...cell(json, target), ...cell(burst, target), ...cell(paced, target)].join(' | ')} |`);
+  out.push('');
+  return out;
+}
 
-  if (results.sse) {
+function detailTable(run: NodeRun, key: keyof NodeRun['phases'], title: string, sse: boolean): string[] {
+  const phase = run.phases[key];
+  if (!phase) return [];
+  const out = [`#### ${title}`, ''];
+  if (sse) {
     out.push(
-      '## Streaming (SSE)',
-      '',
-      `The same request with \`stream: true\` and \`include_usage\`; the upstream streams 20 events (role, content tokens, a tool call in argument fragments, finish) + usage + [DONE], one event per tick. TTFB = first body byte at the client, TTLB = last.`,
-      '',
-      '| conc. | target | streams/s | ×bare | ×parsing | TTFB p50 ms | TTFB p99 ms | TTLB p50 ms | TTLB p99 ms | +TTFB p50 | +TTLB p50 | CPU µs/stream | errors |',
+      '| conc. | target | streams/s | ×bare | ×parsing | TTFB p50 ms | TTFB p99 ms | TTLB p50 ms | TTLB p99 ms | +TTFB p50 | +TTFB p99 | CPU µs/stream | errors |',
       '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     );
-    const sseRows = [...results.sse.summary.map((row) => ({ row, c: String(row.concurrency) })), ...(results.sseModerate?.summary ?? []).map((row) => ({ row, c: `32 @ ${results.sseModerate?.rate}/s` }))];
-    for (const { row, c } of sseRows) {
-      const direct = row.target === 'direct';
+  } else {
+    out.push('| conc. | target | req/s | ×bare | ×parsing | p50 ms | p99 ms | +p50 vs direct | +p99 vs direct | CPU µs/req | errors |', '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  }
+  for (const row of phase.summary) {
+    const direct = row.target === 'direct';
+    const c = phase.rate ? `32 @ ${phase.rate}/s` : String(row.concurrency);
+    const x = row.target === 'bare' ? '1' : ratio(row.ratioToBare);
+    const parse = row.target === 'parse' ? '1' : ratio(row.ratioToParse);
+    const cpu = direct ? `(${fmt(row.cpuUsPerReq, 0)})` : fmt(row.cpuUsPerReq, 0);
+    if (sse) {
       out.push(
-        `| ${c} | ${label(row)} | ${fmt(row.rps, 0)} | ${c.includes('@') ? '–' : ratio(row)} | ${c.includes('@') ? '–' : parseRatio(row)} | ${fmt(row.ttfbP50)} | ${fmt(row.ttfbP99)} | ${fmt(row.ttlbP50)} | ${fmt(row.ttlbP99)} | ${direct ? '–' : signed(row.added_ttfbP50)} | ${direct ? '–' : signed(row.added_ttlbP50)} | ${cpu(row)} | ${row.errors} |`,
+        `| ${c} | ${label(row.target, run)} | ${fmt(row.rps, 0)} | ${x} | ${parse} | ${fmt(row.ttfbP50)} | ${fmt(row.ttfbP99)} | ${fmt(row.ttlbP50)} | ${fmt(row.ttlbP99)} | ${direct ? '–' : signed(row.added_ttfbP50)} | ${direct ? '–' : signed(row.added_ttfbP99)} | ${cpu} | ${row.errors} |`,
+      );
+    } else {
+      out.push(
+        `| ${c} | ${label(row.target, run)} | ${fmt(row.rps, 0)} | ${x} | ${parse} | ${fmt(row.p50)} | ${fmt(row.p99)} | ${direct ? '–' : signed(row.added_p50)} | ${direct ? '–' : signed(row.added_p99)} | ${cpu} | ${row.errors} |`,
       );
     }
-    out.push('', `"32 @ N/s": 32 connections starting N streams per second overall (moderate load, ${MODERATE_PCT}% of toolgate's capacity).`, '');
   }
+  out.push('');
+  return out;
+}
 
-  if (results.manyStreams?.length) {
-    const first = results.manyStreams[0];
+function renderRunDetails(run: NodeRun): string[] {
+  const out = [`## Details: ${run.node}`, ''];
+  out.push(
+    `Load average ${run.loadavgStart.join(' / ')} at start, ${(run.loadavgEnd ?? []).join(' / ')} at end; ${run.elapsedS ?? '?'} s. Binary: \`${run.execPath.replace(/^.*\/\.cache\//, '.cache/')}\`.`,
+    '',
+  );
+  if (run.notes.length) out.push(...run.notes.map((note) => `- ${note}`), '');
+  if (run.tracing) out.push(`Tracing row: ${run.tracing.how}; the sink received ${run.tracing.exports} OTLP export requests (${(run.tracing.bytes / 1e6).toFixed(1)} MB) over the whole run.`, '');
+  out.push(...detailTable(run, 'json', 'JSON (closed loop)', false));
+  out.push(...detailTable(run, 'json-moderate', `JSON at moderate load (open loop, ${MODERATE_PCT}% of toolgate's capacity)`, false));
+  out.push(...detailTable(run, 'burst', 'SSE, burst upstream (22 events in one write)', true));
+  out.push(...detailTable(run, 'paced', 'SSE, paced upstream (one event per tick)', true));
+  out.push(...detailTable(run, 'paced-moderate', `SSE paced at moderate load (open loop, ${MODERATE_PCT}% of toolgate's capacity)`, true));
+  out.push(...detailTable(run, 'burst-long', `SSE, burst upstream, ${run.longExtra} more prose events per stream`, true));
+  out.push(...detailTable(run, 'paced-long', `SSE, paced upstream, ${run.longExtra} more prose events per stream`, true));
+  if (run.manyStreams?.length) {
+    const first = run.manyStreams[0];
     out.push(
-      `## ${first.streams.toLocaleString('en-US')} concurrent streams`,
+      `#### ${first.streams.toLocaleString('en-US')} concurrent streams`,
       '',
-      `All opened at once, one connection each; the upstream streams ${first.slowChunks} events ${first.slowMs} ms apart (~${((first.slowChunks * first.slowMs) / 1000).toFixed(1)} s per stream). Fresh server process for each; RSS from /proc (peak = VmHWM of the process).`,
+      `All opened at once, one connection each; the upstream streams ${first.slowChunks} events ${first.slowMs} ms apart. Fresh server process for each; RSS from /proc (peak = VmHWM).`,
       '',
-      '| through | completed | errors | wall s | TTFB p50 / p99 ms | TTLB p50 / p99 ms | RSS idle MB | RSS peak MB | RSS after MB | upstream streams at once (max) |',
+      '| through | completed | errors | wall s | TTFB p50 / p99 ms | TTLB p50 / p99 ms | RSS idle MB | RSS peak MB | RSS after MB | upstream streams at once |',
       '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     );
-    for (const row of results.manyStreams) {
+    for (const row of run.manyStreams) {
       out.push(
-        `| ${row.target === 'bare' ? 'bare proxy' : 'toolgate'} | ${row.completed}/${row.streams} | ${row.errors + row.incomplete} | ${fmt(row.wallS)} | ${fmt(row.ttfbP50, 0)} / ${fmt(row.ttfbP99, 0)} | ${fmt(row.ttlbP50, 0)} / ${fmt(row.ttlbP99, 0)} | ${fmt(row.idleRssMb, 1)} | ${fmt(row.processPeakRssMb, 1)} | ${fmt(row.afterRssMb, 1)} | ${row.upstreamPeakConcurrent} |`,
+        `| ${row.target === 'bare' ? 'bare passthrough' : 'toolgate'} | ${row.completed}/${row.streams} | ${row.errors + row.incomplete} | ${fmt(row.wallS)} | ${fmt(row.ttfbP50, 0)} / ${fmt(row.ttfbP99, 0)} | ${fmt(row.ttlbP50, 0)} / ${fmt(row.ttlbP99, 0)} | ${fmt(row.idleRssMb, 1)} | ${fmt(row.processPeakRssMb, 1)} | ${fmt(row.afterRssMb, 1)} | ${row.upstreamPeakConcurrent} |`,
       );
       if (row.firstError) out.push(`|  | first error: ${row.firstError} |||||||||`);
     }
     out.push('');
   }
+  out.push('<details><summary>sanity checks</summary>', '', ...Object.entries(run.sanity).map(([k, v]) => `- ${k}: ${v}`), '', '</details>', '');
+  return out;
+}
 
-  if (results.micro) {
-    out.push(
-      '## Repair: 500-message history, 100 tool calls',
-      '',
-      '`repairRequest` with its context built as `src/pipeline/repair-step.ts` does (declared tools, empty ledger snapshot, default options). "+ ledger query" adds `ledgerQueryFor` (call ids and prefix fingerprints the step computes before the ledger lookup) and `declaredToolsOf`, i.e. the step minus the ledger I/O.',
-      '',
-      '| history | messages | tool calls | findings | repairRequest µs | + ledger query µs |',
-      '|---|---:|---:|---:|---:|---:|',
-    );
-    for (const row of results.micro.repair) {
-      const kinds = Object.entries(row.findingKinds)
-        .map(([kind, n]) => `${kind} ${n}`)
-        .join(', ');
-      out.push(`| ${row.variant}${kinds ? ` (${kinds})` : ''} | ${row.messages} | ${row.toolCalls} | ${row.findings} | ${fmt(row.repairUs.medianUs, 0)} | ${fmt(row.stepUs.medianUs, 0)} |`);
-    }
-    out.push(
-      '',
-      '## Text-call parser: 20 KB answer',
-      '',
-      '8 calls spread through prose ("prose": no call at all, with brackets and braces that make the formats look). Whole text: `parseToolCallsFromText`; streamed: `ToolCallStreamExtractor` fed token-sized deltas (4 characters).',
-      '',
-      '| format | bytes | calls found (whole / streamed) | whole text MB/s | streamed MB/s |',
-      '|---|---:|---:|---:|---:|',
-    );
-    for (const row of results.micro.parser) {
-      out.push(`| ${row.format} | ${row.bytes} | ${row.calls} / ${row.streamCalls} | ${fmt(row.wholeMBs, 1)} | ${fmt(row.streamMBs, 1)} |`);
-    }
-    out.push('');
-  }
-
-  if (results.adversarial) out.push(renderAdversarial(results.adversarial).replace(/^### /, '## '));
-
-  if (results.profiles?.length) {
-    out.push('## CPU profiles (node --cpu-prof on the server process)', '');
-    const tg = results.profiles.find((p) => p.scenario.startsWith('toolgate, JSON'))?.summary;
-    const bare = results.profiles.find((p) => p.scenario.startsWith('bare proxy, JSON'))?.summary;
-    if (tg?.requests && bare?.requests) {
-      const perReq = (s: typeof tg, group: string): number => ((s.byGroup.find((g) => g.group === group)?.ms ?? 0) * 1000) / (s.requests ?? 1);
-      const groups = [...new Set([...tg.byGroup.map((g) => g.group), ...bare.byGroup.map((g) => g.group)])]
-        .map((group) => ({ group, tg: perReq(tg, group), bare: perReq(bare, group) }))
-        .sort((a, b) => b.tg - a.tg);
-      out.push(
-        'CPU per request in the measured window, by where it is spent (JSON, concurrency 32): what toolgate costs on top of the bare proxy.',
-        '',
-        '| group | toolgate µs/req | bare proxy µs/req |',
-        '|---|---:|---:|',
-        `| **total** | **${fmt(tg.cpuUsPerRequest, 0)}** | **${fmt(bare.cpuUsPerRequest, 0)}** |`,
-        ...groups.filter((g) => g.tg >= 2 || g.bare >= 2).map((g) => `| ${g.group} | ${fmt(g.tg, 0)} | ${fmt(g.bare, 0)} |`),
-        '',
-      );
-    }
-    for (const profile of results.profiles) out.push(profileMarkdown(profile.scenario, profile.summary, 15));
-  }
+export function renderMarkdown(results: BenchResults): string {
+  const meta = results.meta;
+  const out: string[] = [];
+  const loadEnd = (meta.loadavgEnd as number[] | undefined) ?? [];
+  out.push(`# toolgate benchmark — ${String(meta.date).slice(0, 16).replace('T', ' ')} UTC (${meta.mode})`, '');
+  out.push(
+    `Machine: ${meta.cpu}, ${meta.cores} cores (shared), ${meta.memoryGb} GB. Node versions: ${results.runs.map((run) => run.node).join(', ') || 'none'} (toolgate, both proxies and Portkey run on each; the load generator and the emulated upstream on ${meta.benchNode}). Gateway: ${meta.gateway}, \`logging.level: ${meta.logLevel}\`, metrics, repair and text-call parsing on (defaults); commit ${meta.commit || '?'} (${meta.commitSubject ?? ''})${Number(meta.uncommittedSrcFiles) > 0 ? ` + ${meta.uncommittedSrcFiles} uncommitted src/ files` : ''}.`,
+    `Peer: ${meta.portkey}. Every server is its own process on 127.0.0.1. ${meta.rounds} rounds × ${meta.durationS} s per JSON run (SSE ${Math.max(1, Number(meta.durationS) - 1)} s), targets alternated within each round; values are medians over rounds; ×bare, ×parsing, ×Portkey and "+… vs direct" are paired per round, then the median.`,
+    `Load: load average ${(meta.loadavgStart as number[]).join(' / ')} at start, ${loadEnd.join(' / ')} at end; cores busy with other work ${meta.machineBusyBeforePct}% before start, ${meta.machineBusyAfterPct}% after. Total ${meta.elapsedS} s.`,
+    '',
+  );
+  const notes = (meta.notes as string[] | undefined) ?? [];
+  if (notes.length) out.push(...notes.map((note) => `- ${note}`), '');
+  out.push(...renderGoals(results.runs));
+  out.push(
+    '## The issue\'s table, reproduced',
+    '',
+    'Same request (7 messages, 2 parallel tool calls and their results, 3 tools) through every target. "bare": Fastify + undici relaying bytes; "JSON-parsing proxy": the same, parsing and re-serializing the request, the answer and every SSE event. Burst upstream: the 20 data events + usage + [DONE] (22 events) in one write; paced: one event per tick. CPU is the server process\'s own per completed request, from /proc (the upstream\'s for "direct"); errors are failed, non-2xx or incomplete answers summed over rounds.',
+    '',
+  );
+  for (const run of results.runs) out.push(...renderPeerTable(run));
+  for (const run of results.runs) out.push(...renderRunDetails(run));
+  out.push(...renderExtras(results));
   return `${out.join('\n')}\n`;
 }

@@ -46,8 +46,23 @@ export function requestBody(options: BodyOptions = {}): string {
   });
 }
 
-/** toolgate's config for the bench: three providers on the local upstream; logging at warn. */
-export function gatewayConfig(upstreamUrl: string, logLevel: string): string {
+/** Upstream path prefix per mode (bench/upstream.ts) and the toolgate model that routes there. */
+export const UPSTREAM_PREFIX = { json: '', paced: '', burst: '/burst', 'paced-long': '/long', 'burst-long': '/burst/long', text: '/text', slow: '/slow' } as const;
+export type UpstreamVariant = keyof typeof UPSTREAM_PREFIX;
+
+export function modelFor(variant: UpstreamVariant): string {
+  return variant === 'json' || variant === 'paced' ? 'bench' : `bench-${variant}`;
+}
+
+/** Feature switches beside the defaults (the inspector, tracing through the config file). */
+export interface GatewayExtras {
+  /** Extra top-level YAML lines, e.g. ['inspector:', '  enabled: true']. */
+  yaml?: string[];
+}
+
+/** toolgate's config for the bench: one provider per upstream variant, all local; logging at warn. */
+export function gatewayConfig(upstreamUrl: string, logLevel: string, extras: GatewayExtras = {}): string {
+  const variants = Object.keys(UPSTREAM_PREFIX).filter((v) => v !== 'paced') as UpstreamVariant[];
   return [
     'server:',
     '  host: 127.0.0.1',
@@ -55,20 +70,15 @@ export function gatewayConfig(upstreamUrl: string, logLevel: string): string {
     'logging:',
     `  level: ${logLevel}`,
     'providers:',
-    ...['up:/v1', 'uptext:/text/v1', 'upslow:/slow/v1'].flatMap((entry) => {
-      const [name, path] = entry.split(':');
-      return [`  ${name}:`, '    type: openai-compatible', `    baseUrl: ${upstreamUrl}${path}`, '    apiKey: bench-not-a-secret-key'];
-    }),
+    ...variants.flatMap((variant) => [
+      `  up-${variant}:`,
+      '    type: openai-compatible',
+      `    baseUrl: ${upstreamUrl}${UPSTREAM_PREFIX[variant]}/v1`,
+      '    apiKey: bench-not-a-secret-key',
+    ]),
     'models:',
-    '  bench:',
-    '    provider: up',
-    '    model: bench-model',
-    '  bench-text:',
-    '    provider: uptext',
-    '    model: bench-model',
-    '  bench-slow:',
-    '    provider: upslow',
-    '    model: bench-model',
+    ...variants.flatMap((variant) => [`  ${modelFor(variant)}:`, `    provider: up-${variant}`, '    model: bench-model']),
+    ...(extras.yaml ?? []),
     '',
   ].join('\n');
 }

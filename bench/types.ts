@@ -3,51 +3,81 @@ import type { JsonRun, ManyStreamsRun, StreamRun } from './load.js';
 import type { MicroResults } from './micro.js';
 import type { AdversarialResults } from './adversarial.js';
 
-// Shapes shared by the bench runner and the report.
-
-export const CONCURRENCIES = [1, 32, 256];
+// Shapes shared by the bench runner, the goal verdicts and the report.
 
 /** Moderate load = this share of toolgate's measured capacity at concurrency 32. */
 export const MODERATE_SHARE = 0.25;
 
-export type Target = 'direct' | 'bare' | 'parse' | 'toolgate' | 'toolgate-repair' | 'toolgate-text';
+export type Target =
+  | 'direct'
+  | 'bare'
+  | 'parse'
+  | 'toolgate'
+  | 'toolgate-inspector'
+  | 'toolgate-tracing'
+  | 'toolgate-repair'
+  | 'toolgate-text'
+  | 'portkey';
 
+/** Report order and labels. */
 export const TARGET_LABEL: Record<Target, string> = {
   direct: 'upstream direct',
-  bare: 'bare proxy',
+  bare: 'bare Fastify + undici passthrough',
   parse: 'JSON-parsing proxy',
   toolgate: 'toolgate',
+  'toolgate-inspector': 'toolgate, inspector on',
+  'toolgate-tracing': 'toolgate, tracing on (OTLP http/json)',
   'toolgate-repair': 'toolgate, history repaired',
   'toolgate-text': 'toolgate, Hermes text call parsed',
+  portkey: 'Portkey',
 };
 
-export interface JsonRow extends JsonRun {
+/**
+ * What the emulated upstream sends (bench/upstream.ts): "paced" = one SSE event per tick, "burst" =
+ * all 22 events in one write; "-long" adds BENCH_LONG_EXTRA prose events (the per-event cost).
+ */
+export type Mode = 'json' | 'paced' | 'burst' | 'paced-long' | 'burst-long';
+
+export interface Row {
   concurrency: number;
   target: Target;
   round: number;
-  /** CPU of the proxy process per request, µs (the upstream's for "direct"). */
+  /** Completed requests (JSON) or complete streams per second. */
+  rps: number;
+  requests: number;
+  errors: number;
+  /** CPU of the server process per completed request, µs (the upstream's for "direct"). */
   cpuUsPerReq: number;
-  /** Fixed request rate (moderate-load runs). */
+  /** Fixed start rate (moderate-load runs). */
   rate?: number;
+  [metric: string]: number | string | undefined;
 }
 
-export interface StreamRow extends StreamRun {
-  concurrency: number;
-  target: Target;
-  round: number;
-  cpuUsPerReq: number;
-  rate?: number;
-}
+export type JsonRow = Row & JsonRun;
+export type StreamRow = Row & StreamRun;
 
 export interface Summary {
   concurrency: number;
   target: Target;
   rps: number;
-  /** Paired per-round ratio to the bare proxy's req/s, median. */
+  /** Errors of every kind, summed over rounds (failed, non-2xx, incomplete streams). */
+  errors: number;
+  /** Completed requests or streams, summed over rounds. */
+  requests: number;
+  /** Paired per-round ratios of req/s (median over rounds): to the bare proxy, the parsing proxy, Portkey, default toolgate. */
   ratioToBare?: number;
-  /** Paired per-round ratio to the JSON-parsing proxy's req/s, median. */
   ratioToParse?: number;
+  ratioToPortkey?: number;
+  ratioToToolgate?: number;
   [metric: string]: number | string | undefined;
+}
+
+export interface Phase {
+  mode: Mode;
+  /** Fixed start rate for the moderate-load phases. */
+  rate?: number;
+  rows: Row[];
+  summary: Summary[];
 }
 
 export interface ManyStreamsResult extends ManyStreamsRun {
@@ -62,18 +92,44 @@ export interface ManyStreamsResult extends ManyStreamsRun {
   slowMs: number;
 }
 
+export interface Goal {
+  /** Stable key (same goal across Node versions). */
+  id: string;
+  target: string;
+  value: string;
+  goal: string;
+  /** null: not measured or not applicable (the value says why). */
+  met: boolean | null;
+  /** Milestones and informational lines are shown but are not goals of the issue. */
+  kind: 'goal' | 'milestone' | 'info';
+}
+
+/** One Node version: every server (toolgate, the proxies, Portkey) ran on it. */
+export interface NodeRun {
+  node: string;
+  execPath: string;
+  /** The Portkey version measured, when it ran. */
+  portkeyVersion?: string;
+  notes: string[];
+  sanity: Record<string, string>;
+  loadavgStart: number[];
+  loadavgEnd?: number[];
+  elapsedS?: number;
+  /** Extra prose events in the "-long" streams (per-event cost). */
+  longExtra: number;
+  phases: Partial<Record<'json' | 'paced' | 'burst' | 'paced-long' | 'burst-long' | 'json-moderate' | 'paced-moderate', Phase>>;
+  manyStreams?: ManyStreamsResult[];
+  gatewayPeakRssDuringThroughputMb?: number;
+  /** OTLP export requests and bytes the sink received while the tracing row ran. */
+  tracing?: { exports: number; bytes: number; how: string };
+  goals?: Goal[];
+}
+
 export interface BenchResults {
   meta: Record<string, unknown>;
-  sanity: Record<string, string>;
-  json?: { rows: JsonRow[]; summary: Summary[] };
-  jsonModerate?: { rate: number; rows: JsonRow[]; summary: Summary[] };
-  sse?: { rows: StreamRow[]; summary: Summary[] };
-  sseModerate?: { rate: number; rows: StreamRow[]; summary: Summary[] };
-  manyStreams?: ManyStreamsResult[];
+  runs: NodeRun[];
   micro?: MicroResults;
   /** Issue 14's attacks at 200 KB: attack time and the worst /healthz meanwhile (bench/adversarial.ts). */
   adversarial?: AdversarialResults;
   profiles?: Array<{ scenario: string; summary: ProfileSummary }>;
-  targets?: Array<{ target: string; value: string; goal: string; met: boolean | null }>;
 }
-

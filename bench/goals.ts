@@ -1,0 +1,131 @@
+import { round } from './common.js';
+import { find } from './summarize.js';
+import type { Goal, NodeRun, Phase, Summary, Target } from './types.js';
+
+// Issue 17's goals, judged on one Node version's run (same run, same machine, ratios). Pure: the
+// report and the unit tests (test/bench/goals.test.ts) call it on recorded results.
+
+export const THRESHOLDS = {
+  /** toolgate's req/s or streams/s at 32 connections ÷ the bare passthrough's. */
+  ratioToBare: 0.8,
+  /** Milestone: ÷ the JSON-parsing proxy's. */
+  ratioToParse: 1.0,
+  /** ÷ Portkey's. */
+  ratioToPortkey: 5,
+  /** Added time to first byte, p50, one connection, ms (was 1 ms). */
+  ttfbC1Ms: 0.5,
+  /** Added p99 at moderate load, ms. */
+  moderateP99Ms: 2,
+  /** Peak RSS with 1,000 concurrent streams, MB (was 150 MB). */
+  manyRssMb: 120,
+  /** "Close to the cost of relaying its bytes": toolgate's CPU per unchanged event minus the bare proxy's, µs. */
+  eventMarginUs: 2,
+} as const;
+
+const x = (value: number | undefined): string => (value === undefined || !Number.isFinite(value) ? '–' : `${value.toFixed(2)}×`);
+const ms = (value: number): string => `${value >= 0 ? '+' : ''}${value.toFixed(3)} ms`;
+
+function c32(phase: Phase | undefined, target: Target): Summary | undefined {
+  return find(phase?.summary, 32, target);
+}
+
+function errorNote(row: Summary | undefined): string {
+  return row && row.errors > 0 ? ` (${row.errors} errors over ${row.requests + row.errors} requests)` : '';
+}
+
+/** CPU per extra event, µs: the CPU-per-stream difference between the long and the short stream. */
+export function perEventUs(short: Summary | undefined, long: Summary | undefined, extraEvents: number): number {
+  if (!short || !long || extraEvents <= 0) return NaN;
+  const a = Number(short.cpuUsPerReq);
+  const b = Number(long.cpuUsPerReq);
+  return Number.isFinite(a) && Number.isFinite(b) ? round((b - a) / extraEvents, 2) : NaN;
+}
+
+const MODE_LABEL = { json: 'JSON req/s', burst: 'SSE streams/s, burst upstream (22 events in one write)', paced: 'SSE streams/s, paced upstream (one event per tick)' } as const;
+
+export function goalsFor(run: NodeRun): Goal[] {
+  const out: Goal[] = [];
+  const phases = run.phases;
+  const ratioGoal = (id: string, mode: keyof typeof MODE_LABEL, key: 'ratioToBare' | 'ratioToParse' | 'ratioToPortkey', kind: Goal['kind']): void => {
+    const row = c32(phases[mode], 'toolgate');
+    const threshold = THRESHOLDS[key];
+    const peerName = key === 'ratioToBare' ? 'bare passthrough' : key === 'ratioToParse' ? 'JSON-parsing proxy' : 'Portkey';
+    const target = `${MODE_LABEL[mode]}, 32 connections: ×${peerName}`;
+    if (!phases[mode]) return;
+    const value = row?.[key];
+    if (key === 'ratioToPortkey') {
+      const peer = c32(phases[mode], 'portkey');
+      if (!peer) return void out.push({ id, target, value: 'Portkey not measured', goal: `≥ ${threshold}×`, met: null, kind });
+      if (value === undefined || !Number.isFinite(value)) {
+        return void out.push({ id, target, value: `Portkey completed none${errorNote(peer)}`, goal: `≥ ${threshold}×`, met: null, kind });
+      }
+      return void out.push({ id, target, value: `${x(value)}${errorNote(peer)}`, goal: `≥ ${threshold}×`, met: value >= threshold, kind });
+    }
+    const ok = value !== undefined && Number.isFinite(value);
+    out.push({ id, target, value: ok ? x(value) : '–', goal: `≥ ${threshold.toFixed(1)}×`, met: ok ? value >= threshold : null, kind });
+  };
+  for (const mode of ['json', 'burst', 'paced'] as const) ratioGoal(`${mode}-bare`, mode, 'ratioToBare', 'goal');
+  for (const mode of ['json', 'burst', 'paced'] as const) ratioGoal(`${mode}-portkey`, mode, 'ratioToPortkey', 'goal');
+
+  const c1 = find(phases.paced?.summary, 1, 'toolgate');
+  if (c1 && Number.isFinite(Number(c1.added_ttfbP50))) {
+    const added = Number(c1.added_ttfbP50);
+    out.push({ id: 'ttfb-c1', target: 'added time to first byte (p50), SSE paced, 1 connection', value: ms(added), goal: `≤ ${THRESHOLDS.ttfbC1Ms} ms`, met: added <= THRESHOLDS.ttfbC1Ms, kind: 'goal' });
+  }
+  const jsonModerate = find(phases['json-moderate']?.summary, 32, 'toolgate');
+  if (jsonModerate && Number.isFinite(Number(jsonModerate.added_p99))) {
+    const added = Number(jsonModerate.added_p99);
+    out.push({ id: 'p99-json', target: `added p99, JSON, 32 connections at ${phases['json-moderate']?.rate} req/s (moderate)`, value: ms(added), goal: `≤ ${THRESHOLDS.moderateP99Ms} ms`, met: added <= THRESHOLDS.moderateP99Ms, kind: 'goal' });
+  }
+  const sseModerate = find(phases['paced-moderate']?.summary, 32, 'toolgate');
+  if (sseModerate && Number.isFinite(Number(sseModerate.added_ttfbP99))) {
+    const added = Number(sseModerate.added_ttfbP99);
+    out.push({ id: 'p99-sse', target: `added TTFB p99, SSE paced, 32 connections at ${phases['paced-moderate']?.rate} streams/s (moderate)`, value: ms(added), goal: `≤ ${THRESHOLDS.moderateP99Ms} ms`, met: added <= THRESHOLDS.moderateP99Ms, kind: 'goal' });
+  }
+  const many = run.manyStreams?.find((row) => row.target === 'toolgate');
+  if (many) {
+    const errors = many.errors + many.incomplete;
+    out.push({
+      id: 'many',
+      target: `${many.streams.toLocaleString('en-US')} concurrent streams: peak RSS / errors`,
+      value: `${many.processPeakRssMb} MB / ${errors}`,
+      goal: `≤ ${THRESHOLDS.manyRssMb} MB, 0 errors`,
+      met: many.processPeakRssMb <= THRESHOLDS.manyRssMb && errors === 0 && many.completed === many.streams,
+      kind: 'goal',
+    });
+  }
+  for (const mode of ['burst', 'paced'] as const) {
+    const long = phases[`${mode}-long`];
+    if (!long) continue;
+    const tg = perEventUs(c32(phases[mode], 'toolgate'), c32(long, 'toolgate'), run.longExtra);
+    const bare = perEventUs(c32(phases[mode], 'bare'), c32(long, 'bare'), run.longExtra);
+    const ok = Number.isFinite(tg) && Number.isFinite(bare);
+    out.push({
+      id: `event-${mode}`,
+      target: `CPU per unchanged SSE event (${mode} upstream): toolgate vs bare passthrough (relaying its bytes)`,
+      value: ok ? `${tg.toFixed(2)} vs ${bare.toFixed(2)} µs (+${round(tg - bare, 2).toFixed(2)})` : '–',
+      goal: `≤ bare + ${THRESHOLDS.eventMarginUs} µs`,
+      met: ok ? tg - bare <= THRESHOLDS.eventMarginUs : null,
+      kind: 'goal',
+    });
+  }
+  for (const mode of ['json', 'burst', 'paced'] as const) ratioGoal(`${mode}-parse`, mode, 'ratioToParse', 'milestone');
+  for (const feature of ['toolgate-inspector', 'toolgate-tracing'] as const) {
+    const name = feature === 'toolgate-inspector' ? 'inspector on' : 'tracing on';
+    for (const mode of ['json', 'burst'] as const) {
+      const row = c32(phases[mode], feature);
+      const base = c32(phases[mode], 'toolgate');
+      if (!row || !base) continue;
+      const cpu = Number(row.cpuUsPerReq) - Number(base.cpuUsPerReq);
+      out.push({
+        id: `${feature}-${mode}`,
+        target: `cost of ${name}, ${mode === 'json' ? 'JSON' : 'SSE burst'}, 32 connections`,
+        value: `${x(row.ratioToToolgate)} of default, ${cpu >= 0 ? '+' : ''}${Math.round(cpu)} µs CPU per ${mode === 'json' ? 'request' : 'stream'}${errorNote(row)}`,
+        goal: '–',
+        met: null,
+        kind: 'info',
+      });
+    }
+  }
+  return out;
+}

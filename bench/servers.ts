@@ -1,0 +1,210 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { request } from 'undici';
+import { ChildStartError, type Child, log, sleep, spawnChild } from './common.js';
+import type { Found } from './peers.js';
+import { gatewayConfig, modelFor, requestBody, UPSTREAM_PREFIX, type UpstreamVariant } from './scenario.js';
+import type { Mode, Target } from './types.js';
+
+// The servers of one Node version's run and how each target is asked: URL, body and headers per
+// upstream variant. Optional targets (Portkey, the inspector and tracing rows) that cannot start or
+// answer wrongly are dropped with a note; the core ones (direct, bare, parsing proxy, toolgate) fail
+// the run.
+
+export interface ServerSet {
+  children: Partial<Record<Target, Child>>;
+  notes: string[];
+  sanity: Record<string, string>;
+  tracingHow?: string;
+}
+
+export interface StartOptions {
+  execPath: string;
+  impl: 'dist' | 'src';
+  upstream: Child;
+  tmp: string;
+  portkey: Found;
+}
+
+export type Variant = Mode | 'text' | 'repair' | 'slow';
+
+const OPTIONAL: readonly Target[] = ['portkey', 'toolgate-inspector', 'toolgate-tracing'];
+
+export function isOptional(target: Target): boolean {
+  return OPTIONAL.includes(target);
+}
+
+/** The request each target gets for a variant of the answer. */
+export function endpoint(set: ServerSet, upstream: Child, target: Target, variant: Variant): { url: string; body: string; headers: Record<string, string> } {
+  const upstreamVariant: UpstreamVariant = variant === 'repair' ? 'json' : variant;
+  const stream = variant !== 'json' && variant !== 'text' && variant !== 'repair';
+  const prefix = UPSTREAM_PREFIX[upstreamVariant];
+  const path = '/v1/chat/completions';
+  if (target === 'direct') return { url: `${upstream.url}${prefix}${path}`, body: requestBody({ stream }), headers: {} };
+  const child = set.children[target];
+  if (!child) throw new Error(`${target} is not running`);
+  if (target === 'bare' || target === 'parse') return { url: `${child.url}${prefix}${path}`, body: requestBody({ stream }), headers: {} };
+  if (target === 'portkey') {
+    const headers = { 'x-portkey-provider': 'openai', 'x-portkey-custom-host': `${upstream.url}${prefix}/v1`, authorization: 'Bearer bench-not-a-secret-key' };
+    return { url: `${child.url}${path}`, body: requestBody({ stream }), headers };
+  }
+  return { url: `${child.url}${path}`, body: requestBody({ stream, model: modelFor(upstreamVariant), broken: variant === 'repair' }), headers: {} };
+}
+
+export async function post(url: string, body: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Record<string, unknown>; text: string }> {
+  const response = await request(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+  return { status: response.statusCode, headers: response.headers, text: await response.body.text() };
+}
+
+async function startGateway(options: StartOptions, name: string, yaml: string[] = [], env: Record<string, string> = {}): Promise<Child> {
+  const configPath = join(options.tmp, `${name}.yaml`);
+  writeFileSync(configPath, gatewayConfig(options.upstream.url, 'warn', { yaml }));
+  return spawnChild('serve-child.mjs', [configPath, options.impl], { execPath: options.execPath, tsx: options.impl === 'src', env });
+}
+
+/** A fresh default toolgate (many streams, profiles): `node dist/main.js` in its own process. */
+export function startDefaultGateway(options: StartOptions, nodeArgs: string[] = []): Promise<Child> {
+  const configPath = join(options.tmp, 'toolgate-fresh.yaml');
+  writeFileSync(configPath, gatewayConfig(options.upstream.url, 'warn'));
+  return spawnChild('serve-child.mjs', [configPath, options.impl], { execPath: options.execPath, tsx: options.impl === 'src', nodeArgs });
+}
+
+export function startBare(options: StartOptions, parse = false, nodeArgs: string[] = []): Promise<Child> {
+  return spawnChild('bare-proxy.mjs', [`${options.upstream.url}/v1`, ...(parse ? ['--parse'] : [])], { execPath: options.execPath, nodeArgs });
+}
+
+function reasonOf(error: unknown): string {
+  if (error instanceof ChildStartError) return error.reason ?? error.message;
+  return error instanceof Error ? error.message : String(error);
+}
+
+const sinkStats = (upstream: Child): Promise<{ traceExports: number; traceBytes: number }> => upstream.ask({ type: 'stats' }, 'stats');
+
+/**
+ * Tracing on, by the standard OTEL_* variables first, then by the config file; kept only when OTLP
+ * exports reach the sink (the emulated upstream's POST /v1/traces).
+ */
+async function startTracing(options: StartOptions, set: ServerSet): Promise<Child | undefined> {
+  const env = {
+    OTEL_EXPORTER_OTLP_ENDPOINT: options.upstream.url,
+    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+    OTEL_SERVICE_NAME: 'toolgate-bench',
+    OTEL_TRACES_SAMPLER: 'always_on',
+    // Export every 500 ms instead of 5 s, so the check below is short; batches stay the SDK's default size.
+    OTEL_BSP_SCHEDULE_DELAY: '500',
+  };
+  const ways = [
+    { how: 'OTEL_EXPORTER_OTLP_ENDPOINT + OTEL_EXPORTER_OTLP_PROTOCOL=http/json', yaml: [] as string[] },
+    { how: 'config `tracing: { enabled: true, endpoint, protocol: http/json }`', yaml: ['tracing:', '  enabled: true', `  endpoint: ${options.upstream.url}`, '  protocol: http/json'] },
+  ];
+  const tried: string[] = [];
+  for (const way of ways) {
+    let child: Child;
+    try {
+      child = await startGateway(options, 'toolgate-tracing', way.yaml, env);
+    } catch (error) {
+      tried.push(`${way.how}: rejected (${reasonOf(error)})`);
+      continue;
+    }
+    const before = await sinkStats(options.upstream);
+    const { url, body } = endpoint({ ...set, children: { ...set.children, 'toolgate-tracing': child } }, options.upstream, 'toolgate-tracing', 'json');
+    for (let i = 0; i < 10; i++) await post(url, body).catch(() => undefined);
+    let exports = 0;
+    for (let waited = 0; waited < 6000 && exports === 0; waited += 250) {
+      await sleep(250);
+      exports = (await sinkStats(options.upstream)).traceExports - before.traceExports;
+    }
+    if (exports > 0) {
+      set.tracingHow = way.how;
+      return child;
+    }
+    tried.push(`${way.how}: accepted, but no OTLP export reached the sink within 6 s`);
+    await child.stop();
+  }
+  set.notes.push(`tracing row skipped: ${tried.join('; ')}`);
+  return undefined;
+}
+
+async function startPortkey(options: StartOptions, set: ServerSet): Promise<Child | undefined> {
+  if (!options.portkey.ok) {
+    set.notes.push(`Portkey row skipped: ${options.portkey.note}`);
+    return undefined;
+  }
+  const entry = options.portkey.path;
+  const start = (shim: boolean): Promise<Child> => spawnChild('portkey-child.mjs', [entry, ...(shim ? ['--fetch-shim'] : [])], { execPath: options.execPath });
+  try {
+    // As installed from npm first: is its streaming broken on this Node (Portkey-AI/gateway#1389)?
+    const plain = await start(false);
+    const probe = endpoint({ ...set, children: { ...set.children, portkey: plain } }, options.upstream, 'portkey', 'burst');
+    const answer = await post(probe.url, probe.body, probe.headers);
+    const streams = answer.status === 200 && answer.text.endsWith('data: [DONE]\n\n');
+    set.sanity['portkey-as-installed-sse'] = `${answer.status} ${streams ? 'complete' : answer.text.slice(0, 80)}`;
+    if (streams) return plain;
+    await plain.stop();
+    set.notes.push(
+      `Portkey ${options.portkey.version} as installed answers streamed requests with ${answer.status} ${answer.text.slice(0, 60)} on this Node (TypeError: immutable, Portkey-AI/gateway#1389/#1550); measured with bench/portkey-child.mjs --fetch-shim (upstream fetch responses re-wrapped with mutable headers, the effect of its proposed fix PR #1390)`,
+    );
+    return await start(true);
+  } catch (error) {
+    set.notes.push(`Portkey row skipped: could not start (${reasonOf(error)})`);
+    return undefined;
+  }
+}
+
+export async function startServers(options: StartOptions, withFeatures: boolean, withPortkey: boolean): Promise<ServerSet> {
+  const set: ServerSet = { children: {}, notes: [], sanity: {} };
+  set.children.bare = await startBare(options);
+  set.children.parse = await startBare(options, true);
+  set.children.toolgate = await startGateway(options, 'toolgate');
+  if (withFeatures) {
+    try {
+      set.children['toolgate-inspector'] = await startGateway(options, 'toolgate-inspector', ['inspector:', '  enabled: true']);
+    } catch (error) {
+      set.notes.push(`inspector row skipped: config \`inspector: { enabled: true }\` rejected (${reasonOf(error)})`);
+    }
+    const tracing = await startTracing(options, set);
+    if (tracing) set.children['toolgate-tracing'] = tracing;
+  }
+  if (withPortkey) {
+    const portkey = await startPortkey(options, set);
+    if (portkey) set.children.portkey = portkey;
+  }
+  return set;
+}
+
+/** Every target answers what we think it answers (a 4xx would be "fast" too). Drops failing optional ones. */
+export async function checkSanity(set: ServerSet, upstream: Child, targets: readonly Target[]): Promise<Target[]> {
+  const kept: Target[] = [];
+  for (const target of targets) {
+    const variants: Variant[] = target === 'toolgate-repair' ? ['repair'] : target === 'toolgate-text' ? ['text'] : ['json', 'burst', 'paced'];
+    const problems: string[] = [];
+    for (const variant of variants) {
+      const { url, body, headers } = endpoint(set, upstream, target === 'toolgate-repair' || target === 'toolgate-text' ? 'toolgate' : target, variant);
+      const answer = await post(url, body, headers).catch((error: unknown) => ({ status: 0, headers: {} as Record<string, unknown>, text: String(error) }));
+      const sse = variant === 'burst' || variant === 'paced';
+      const complete = sse ? answer.text.endsWith('data: [DONE]\n\n') : true;
+      const ok = answer.status === 200 && complete && answer.text.includes('"tool_calls"') && answer.text.includes('get_weather');
+      const mode = String(answer.headers['x-toolgate-tool-mode'] ?? '-');
+      const repairs = String(answer.headers['x-toolgate-repairs'] ?? '-');
+      set.sanity[`${target}-${variant}`] = `${answer.status}${sse ? ` events=${answer.text.split('\n\n').length - 1}` : ''} tool_calls=${ok}${target.startsWith('toolgate') ? ` tool-mode=${mode} repairs=${repairs}` : ''}`;
+      if (!ok) problems.push(`${variant}: ${answer.status} ${answer.text.slice(0, 120)}`);
+      if (variant === 'repair' && repairs === '-') problems.push('the broken history was not repaired');
+      if (variant === 'text' && mode !== 'text') problems.push(`the Hermes text call was not parsed (tool-mode ${mode})`);
+    }
+    if (problems.length === 0) kept.push(target);
+    else if (isOptional(target)) set.notes.push(`${target} row skipped: sanity check failed (${problems.join('; ')})`);
+    else throw new Error(`sanity check failed for ${target}: ${problems.join('; ')}`);
+  }
+  const inspector = set.children['toolgate-inspector'];
+  if (inspector && kept.includes('toolgate-inspector')) {
+    const api = await request(`${inspector.url}/v1/toolgate/requests`).then(async (r) => ({ status: r.statusCode, text: await r.body.text() }));
+    set.sanity['toolgate-inspector-api'] = `GET /v1/toolgate/requests → ${api.status}`;
+    if (api.status !== 200) set.notes.push(`inspector: config accepted but GET /v1/toolgate/requests answered ${api.status}; the row may not record anything`);
+  }
+  log(`sanity: ${Object.entries(set.sanity).map(([k, v]) => `${k}: ${v}`).join(' | ')}`);
+  return kept;
+}
+
+export async function stopAll(set: ServerSet): Promise<void> {
+  for (const child of Object.values(set.children).reverse()) await child?.stop().catch(() => undefined);
+}

@@ -1,0 +1,257 @@
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Child, loadAverage, log, procCpuMs, procMemory, round, sleep } from './common.js';
+import { hrtimeUs, summarizeCpuProfile, type Window } from './cpuprofile.js';
+import { goalsFor } from './goals.js';
+import { jsonLoad, manyStreams, pacedJsonLoad, streamLoad } from './load.js';
+import type { Found } from './peers.js';
+import { requestBody } from './scenario.js';
+import { checkSanity, endpoint, post, type ServerSet, startBare, startDefaultGateway, startServers, stopAll } from './servers.js';
+import { summarize } from './summarize.js';
+import { MODERATE_SHARE, type ManyStreamsResult, type Mode, type NodeRun, type Phase, type Row, type Target } from './types.js';
+
+// One Node version's run: every server (toolgate and its feature variants, the proxies, Portkey) on
+// that Node, the load generator in the bench process. Rounds alternate the targets (rotated each
+// round) inside every (mode, concurrency) cell, so paired ratios compare runs adjacent in time.
+
+export interface NodeFlags {
+  quick: boolean;
+  rounds: number;
+  durationS: number;
+  skip: Set<string>;
+}
+
+export interface NodeContext {
+  flags: NodeFlags;
+  execPath: string;
+  node: string;
+  impl: 'dist' | 'src';
+  upstream: Child;
+  tmp: string;
+  portkey: Found;
+  longExtra: number;
+  slow: { chunks: number; ms: number };
+  /** Where CPU profiles go (first Node version only); undefined: no profiles. */
+  profileDir?: string;
+  profiles: Array<{ scenario: string; summary: ReturnType<typeof summarizeCpuProfile> }>;
+}
+
+const MANY_STREAMS = 1000;
+/** Rows served by the default toolgate process with another request (a broken history, a text-call answer). */
+const VARIANTS: readonly Target[] = ['toolgate-repair', 'toolgate-text'];
+const JSON_METRICS = ['p50', 'p90', 'p99', 'cpuUsPerReq'];
+const SSE_METRICS = ['ttfbP50', 'ttfbP99', 'ttlbP50', 'ttlbP99', 'cpuUsPerReq'];
+
+interface Cell {
+  phase: Mode;
+  concurrency: number;
+  targets: Target[];
+}
+
+/** What each round measures; full runs add 256 connections and the repaired / text-call rows. */
+export function plan(quick: boolean, available: readonly Target[]): Cell[] {
+  const has = (targets: Target[]): Target[] => targets.filter((t) => available.includes(t));
+  const peers: Target[] = ['direct', 'bare', 'parse', 'toolgate', 'portkey', 'toolgate-inspector', 'toolgate-tracing'];
+  const cells: Cell[] = [
+    { phase: 'json', concurrency: 32, targets: has([...peers, ...(quick ? [] : (['toolgate-repair', 'toolgate-text'] as Target[]))]) },
+    { phase: 'burst', concurrency: 32, targets: has(peers) },
+    { phase: 'paced', concurrency: 32, targets: has(peers) },
+    { phase: 'burst-long', concurrency: 32, targets: has(['bare', 'toolgate']) },
+    { phase: 'paced-long', concurrency: 32, targets: has(['bare', 'toolgate']) },
+    { phase: 'json', concurrency: 1, targets: has(['direct', 'bare', 'toolgate']) },
+    { phase: 'paced', concurrency: 1, targets: has(['direct', 'bare', 'toolgate']) },
+  ];
+  if (!quick) {
+    cells.push({ phase: 'json', concurrency: 256, targets: has(['direct', 'bare', 'toolgate']) });
+    cells.push({ phase: 'burst', concurrency: 256, targets: has(['direct', 'bare', 'toolgate']) });
+  }
+  return cells;
+}
+
+function rotate<T>(items: readonly T[], by: number): T[] {
+  if (items.length === 0) return [];
+  const n = by % items.length;
+  return [...items.slice(n), ...items.slice(0, n)];
+}
+
+export async function runNode(ctx: NodeContext): Promise<NodeRun> {
+  const started = Date.now();
+  const { flags, upstream } = ctx;
+  const run: NodeRun = { node: ctx.node, execPath: ctx.execPath, notes: [], sanity: {}, loadavgStart: loadAverage(), longExtra: ctx.longExtra, phases: {} };
+  if (ctx.portkey.ok) run.portkeyVersion = ctx.portkey.version;
+  const options = { execPath: ctx.execPath, impl: ctx.impl, upstream, tmp: ctx.tmp, portkey: ctx.portkey };
+  log(`${ctx.node}: starting servers…`);
+  const set: ServerSet = await startServers(options, !flags.skip.has('features'), !flags.skip.has('portkey'));
+  run.notes.push(...set.notes);
+  try {
+    const candidates: Target[] = ['direct', 'bare', 'parse', 'toolgate', 'toolgate-repair', 'toolgate-text', 'portkey', 'toolgate-inspector', 'toolgate-tracing'];
+    const available = await checkSanity(set, upstream, candidates.filter((t) => t === 'direct' || VARIANTS.includes(t) || set.children[t]));
+    run.notes.push(...set.notes.filter((note) => !run.notes.includes(note)));
+    run.sanity = set.sanity;
+    const childOf = (target: Target): Child => (VARIANTS.includes(target) ? set.children.toolgate! : target === 'direct' ? upstream : set.children[target]!);
+    const request = (target: Target, mode: Mode) => {
+      const base: Target = VARIANTS.includes(target) ? 'toolgate' : target;
+      const variant = target === 'toolgate-repair' ? 'repair' : target === 'toolgate-text' ? 'text' : mode;
+      return endpoint(set, upstream, base, variant);
+    };
+    let gatewayPeak = 0;
+    const measure = async (target: Target, mode: Mode, concurrency: number, roundIndex: number, rate?: number): Promise<Row> => {
+      const { url, body, headers } = request(target, mode);
+      const pid = childOf(target).pid;
+      const before = procCpuMs(pid);
+      const sse = mode !== 'json';
+      const seconds = sse ? Math.max(1, flags.durationS - 1) : flags.durationS;
+      let row: Row;
+      if (!sse) {
+        const r = rate ? await pacedJsonLoad(url, body, concurrency, seconds, rate, headers) : await jsonLoad(url, body, concurrency, seconds, headers);
+        row = { ...r, concurrency, target, round: roundIndex, errors: r.errors + r.non2xx, cpuUsPerReq: 0, ...(rate ? { rate } : {}) };
+      } else {
+        const r = await streamLoad(url, body, concurrency, seconds, rate, true, headers);
+        row = { ...r, requests: r.streams, concurrency, target, round: roundIndex, errors: r.errors + r.incomplete, cpuUsPerReq: 0, ...(rate ? { rate } : {}) };
+      }
+      row.cpuUsPerReq = round(((procCpuMs(pid) - before) * 1000) / Math.max(1, row.requests), 0);
+      if (target === 'toolgate') gatewayPeak = Math.max(gatewayPeak, procMemory(pid).rssMb);
+      return row;
+    };
+
+    // Warm up JIT and pools on every target: 1 s of JSON, half a second of each stream kind.
+    for (const target of available.filter((t) => !VARIANTS.includes(t))) {
+      for (const mode of ['json', 'burst', 'paced'] as const) {
+        const { url, body, headers } = request(target, mode);
+        if (mode === 'json') await jsonLoad(url, body, 32, 1, headers);
+        else await streamLoad(url, body, 32, 0.5, undefined, true, headers);
+      }
+    }
+
+    const cells = plan(flags.quick, available).filter((cell) => !flags.skip.has(cell.phase.startsWith('json') ? 'json' : 'sse'));
+    const rows: Partial<Record<Mode, Row[]>> = {};
+    for (let round = 0; round < flags.rounds; round++) {
+      for (const cell of cells) {
+        for (const target of rotate(cell.targets, round + cell.concurrency)) {
+          const row = await measure(target, cell.phase, cell.concurrency, round);
+          (rows[cell.phase] ??= []).push(row);
+          log(`${ctx.node} r${round} ${cell.phase} c=${cell.concurrency} ${target}: ${row.rps}/s cpu ${row.cpuUsPerReq} µs err ${row.errors}`);
+        }
+      }
+    }
+    for (const [mode, list] of Object.entries(rows) as Array<[Mode, Row[]]>) {
+      run.phases[mode] = { mode, rows: list, summary: summarize(list, mode === 'json' ? JSON_METRICS : SSE_METRICS) };
+    }
+
+    // Moderate load: 32 connections starting requests on a smooth schedule at a quarter of toolgate's
+    // capacity, so latency is per-request overhead rather than queueing.
+    for (const [mode, key] of [['json', 'json-moderate'], ['paced', 'paced-moderate']] as const) {
+      const phase = run.phases[mode];
+      if (!phase || flags.skip.has('moderate')) continue;
+      const capacity = phase.summary.find((row) => row.concurrency === 32 && row.target === 'toolgate')?.rps ?? 200;
+      const rate = Math.max(10, Math.round((capacity * MODERATE_SHARE) / 10) * 10);
+      const list: Row[] = [];
+      for (let round = 0; round < flags.rounds; round++) {
+        for (const target of rotate(['direct', 'bare', 'toolgate'] as Target[], round)) {
+          const row = await measure(target, mode, 32, round, rate);
+          list.push(row);
+          log(`${ctx.node} moderate ${mode} ${rate}/s r${round} ${target}: p50 ${row.p50 ?? row.ttfbP50} ms p99 ${row.p99 ?? row.ttfbP99} ms`);
+        }
+      }
+      const moderate: Phase = { mode, rate, rows: list, summary: summarize(list, mode === 'json' ? JSON_METRICS : SSE_METRICS) };
+      run.phases[key] = moderate;
+    }
+    run.gatewayPeakRssDuringThroughputMb = round(Math.max(gatewayPeak, procMemory(set.children.toolgate!.pid).peakRssMb), 1);
+    if (set.children['toolgate-tracing']) {
+      const stats = await upstream.ask<{ traceExports: number; traceBytes: number }>({ type: 'stats' }, 'stats');
+      run.tracing = { exports: stats.traceExports, bytes: stats.traceBytes, how: set.tracingHow ?? '?' };
+    }
+    const portkey = set.children.portkey;
+    if (portkey) {
+      const stats = await portkey.ask<{ loggedErrors: number }>({ type: 'stats' }, 'stats').catch(() => ({ loggedErrors: NaN }));
+      if (stats.loggedErrors > 0) run.notes.push(`Portkey logged ${stats.loggedErrors} errors to its console during the run`);
+    }
+  } finally {
+    await stopAll(set);
+  }
+
+  if (!flags.skip.has('many')) run.manyStreams = await manyStreamsPhase(ctx);
+  if (ctx.profileDir && !flags.skip.has('profile')) await profilePhase(ctx);
+  run.loadavgEnd = loadAverage();
+  run.elapsedS = round((Date.now() - started) / 1000, 0);
+  run.goals = goalsFor(run);
+  return run;
+}
+
+/** 1,000 slow streams at once through a fresh toolgate and a fresh bare proxy (their VmHWM covers this test only). */
+async function manyStreamsPhase(ctx: NodeContext): Promise<ManyStreamsResult[]> {
+  const out: ManyStreamsResult[] = [];
+  const options = { execPath: ctx.execPath, impl: ctx.impl, upstream: ctx.upstream, tmp: ctx.tmp, portkey: ctx.portkey };
+  for (const target of ['toolgate', 'bare'] as const) {
+    const server = target === 'toolgate' ? await startDefaultGateway(options) : await startBare(options);
+    try {
+      const url = target === 'toolgate' ? `${server.url}/v1/chat/completions` : `${server.url}/slow/v1/chat/completions`;
+      const body = requestBody({ model: 'bench-slow', stream: true });
+      await Promise.all(Array.from({ length: 20 }, () => post(url, body)));
+      await sleep(200);
+      const idle = procMemory(server.pid).rssMb;
+      await ctx.upstream.ask({ type: 'reset-stats' }, 'reset-stats');
+      let peak = idle;
+      log(`${ctx.node}: ${MANY_STREAMS} concurrent slow streams through ${target} (${ctx.slow.chunks} events × ${ctx.slow.ms} ms)…`);
+      const result = await manyStreams(url, body, MANY_STREAMS, () => {
+        peak = Math.max(peak, procMemory(server.pid).rssMb);
+      });
+      const stats = await ctx.upstream.ask<{ peakStreams: number }>({ type: 'stats' }, 'stats');
+      await sleep(500);
+      const memory = procMemory(server.pid);
+      out.push({
+        target,
+        ...result,
+        idleRssMb: round(idle, 1),
+        peakRssMb: round(Math.max(peak, memory.rssMb), 1),
+        processPeakRssMb: round(memory.peakRssMb, 1),
+        afterRssMb: round(memory.rssMb, 1),
+        upstreamPeakConcurrent: stats.peakStreams,
+        slowChunks: ctx.slow.chunks,
+        slowMs: ctx.slow.ms,
+      });
+      log(`${target}: ${result.completed}/${MANY_STREAMS} complete, ${result.errors + result.incomplete} errors, ${result.wallS} s, RSS idle ${round(idle, 1)} → peak ${round(memory.peakRssMb, 1)} MB`);
+    } finally {
+      await server.stop();
+    }
+  }
+  return out;
+}
+
+/** node --cpu-prof on toolgate (JSON, SSE burst) and the bare proxy (JSON) during a 32-connection run. */
+async function profilePhase(ctx: NodeContext): Promise<void> {
+  const dir = ctx.profileDir!;
+  mkdirSync(dir, { recursive: true });
+  const options = { execPath: ctx.execPath, impl: ctx.impl, upstream: ctx.upstream, tmp: ctx.tmp, portkey: ctx.portkey };
+  const seconds = ctx.flags.quick ? 3 : 6;
+  const scenarios = [
+    { server: 'toolgate', kind: 'json' },
+    { server: 'bare', kind: 'json' },
+    { server: 'toolgate', kind: 'burst' },
+  ] as const;
+  for (const { server: which, kind } of scenarios) {
+    const name = `${which}-${kind}-c32.cpuprofile`;
+    const file = join(dir, name);
+    rmSync(file, { force: true });
+    const profileArgs = ['--cpu-prof', `--cpu-prof-dir=${dir}`, `--cpu-prof-name=${name}`, '--cpu-prof-interval=500'];
+    const server = which === 'toolgate' ? await startDefaultGateway(options, profileArgs) : await startBare(options, false, profileArgs);
+    const set: ServerSet = { children: { [which]: server }, notes: [], sanity: {} };
+    const { url, body } = endpoint(set, ctx.upstream, which, kind);
+    const load = (s: number): Promise<number> => (kind === 'json' ? jsonLoad(url, body, 32, s).then((r) => r.requests) : streamLoad(url, body, 32, s).then((r) => r.streams));
+    await load(2);
+    const window: Window = { startUs: hrtimeUs(), endUs: 0 };
+    const requests = await load(seconds);
+    window.endUs = hrtimeUs();
+    await server.stop();
+    if (!existsSync(file)) {
+      log(`profile missing: ${file}`);
+      continue;
+    }
+    const summary = summarizeCpuProfile(file, 30, window);
+    summary.requests = requests;
+    summary.cpuUsPerRequest = round((summary.busyMs * 1000) / Math.max(1, requests), 0);
+    const label = `${which === 'bare' ? 'bare proxy' : 'toolgate'}, ${kind === 'json' ? 'JSON' : 'SSE burst'}, concurrency 32, ${seconds} s, ${ctx.node}`;
+    ctx.profiles.push({ scenario: label, summary });
+    log(`profile written: ${file} (${summary.cpuUsPerRequest} µs CPU per request)`);
+  }
+}
