@@ -59,10 +59,13 @@ export function goalsFor(run: NodeRun): Goal[] {
       if (value === undefined || !Number.isFinite(value)) {
         return void out.push({ id, target, value: `Portkey completed none${errorNote(peer)}`, goal: `≥ ${threshold}×`, met: null, kind });
       }
-      return void out.push({ id, target, value: `${x(value)}${errorNote(peer)}`, goal: `≥ ${threshold}×`, met: value >= threshold, kind });
+      const mine = row && row.errors > 0 ? `; toolgate${errorNote(row)}` : '';
+      return void out.push({ id, target, value: `${x(value)}${errorNote(peer)}${mine}`, goal: `≥ ${threshold}×`, met: value >= threshold && !mine, kind });
     }
     const ok = value !== undefined && Number.isFinite(value);
-    out.push({ id, target, value: ok ? x(value) : '–', goal: `≥ ${threshold.toFixed(1)}×`, met: ok ? value >= threshold : null, kind });
+    // Broken answers (errors, incomplete streams) never meet a throughput goal, however fast.
+    const clean = (row?.errors ?? 0) === 0;
+    out.push({ id, target, value: ok ? `${x(value)}${errorNote(row)}` : '–', goal: `≥ ${threshold.toFixed(1)}×`, met: ok ? value >= threshold && clean : null, kind });
   };
   for (const mode of ['json', 'burst', 'paced'] as const) ratioGoal(`${mode}-bare`, mode, 'ratioToBare', 'goal');
   for (const mode of ['json', 'burst', 'paced'] as const) ratioGoal(`${mode}-portkey`, mode, 'ratioToPortkey', 'goal');

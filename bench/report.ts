@@ -115,7 +115,6 @@ function renderRunDetails(run: NodeRun): string[] {
     `Load average ${run.loadavgStart.join(' / ')} at start, ${(run.loadavgEnd ?? []).join(' / ')} at end; ${run.elapsedS ?? '?'} s. Binary: \`${run.execPath.replace(/^.*\/\.cache\//, '.cache/')}\`.`,
     '',
   );
-  if (run.notes.length) out.push(...run.notes.map((note) => `- ${note}`), '');
   if (run.tracing) out.push(`Tracing row: ${run.tracing.how}; the sink received ${run.tracing.exports} OTLP export requests (${(run.tracing.bytes / 1e6).toFixed(1)} MB) over the whole run.`, '');
   out.push(...detailTable(run, 'json', 'JSON (closed loop)', false));
   out.push(...detailTable(run, 'json-moderate', `JSON at moderate load (open loop, ${MODERATE_PCT}% of toolgate's capacity)`, false));
@@ -160,6 +159,7 @@ export function renderMarkdown(results: BenchResults): string {
   const notes = (meta.notes as string[] | undefined) ?? [];
   if (notes.length) out.push(...notes.map((note) => `- ${note}`), '');
   out.push(...renderGoals(results.runs));
+  for (const run of results.runs.filter((r) => r.notes.length > 0)) out.push(`Notes, ${run.node}:`, '', ...run.notes.map((note) => `- ${note}`), '');
   out.push(
     '## The issue\'s table, reproduced',
     '',

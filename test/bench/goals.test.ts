@@ -135,3 +135,12 @@ t.test('the report puts Node versions side by side and shows the peer row with i
   const table = renderPeerTable(a).join('\n');
   t.match(table, /\| Portkey 1\.15\.2 \| 100 \(3 errors\) \| 0\.10 \|/);
 });
+
+t.test('a toolgate that answers with errors meets no throughput goal, however fast', async (t) => {
+  const rows = [row('bare', 1000), row('toolgate', 950, { errors: 12, requests: 2800 }), row('portkey', 100)];
+  const r = run({ burst: phase('burst', rows) });
+  const bare = goal(r, 'burst-bare');
+  t.equal(bare?.met, false);
+  t.equal(bare?.value, '0.95× (12 errors over 2812 requests)');
+  t.equal(goal(r, 'burst-portkey')?.met, false, '9.5× Portkey, but broken streams');
+});
