@@ -140,6 +140,22 @@ export function procCpuMs(pid: number): number {
   return ticks * 10; // CLK_TCK is 100 on Linux
 }
 
+/** All cores' ticks from /proc/stat: busy (anything but idle and iowait) and total. */
+export function machineTicks(): { busy: number; total: number } {
+  const line = readFileSync('/proc/stat', 'utf8').split('\n')[0];
+  const values = line.trim().split(/\s+/).slice(1).map(Number);
+  const idle = values[3] + (values[4] ?? 0);
+  const total = values.reduce((a, b) => a + b, 0);
+  return { busy: total - idle, total };
+}
+
+/** CPU ticks of this process plus its children that have exited (utime, stime, cutime, cstime). */
+export function selfAndReapedTicks(): number {
+  const stat = readFileSync('/proc/self/stat', 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+}
+
 export function median(values: readonly number[]): number {
   const finite = values.filter((v) => Number.isFinite(v));
   if (finite.length === 0) return NaN;

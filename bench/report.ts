@@ -112,7 +112,7 @@ function detailTable(run: NodeRun, key: keyof NodeRun['phases'], title: string, 
 function renderRunDetails(run: NodeRun): string[] {
   const out = [`## Details: ${run.node}`, ''];
   out.push(
-    `Load average ${run.loadavgStart.join(' / ')} at start, ${(run.loadavgEnd ?? []).join(' / ')} at end; ${run.elapsedS ?? '?'} s. Binary: \`${run.execPath.replace(/^.*\/\.cache\//, '.cache/')}\`.`,
+    `Load average ${run.loadavgStart.join(' / ')} at start, ${(run.loadavgEnd ?? []).join(' / ')} at end; cores busy ${run.machineBusyPct ?? '?'}% over the run, ${run.otherWorkPct ?? '?'}% with work other than the bench; ${run.elapsedS ?? '?'} s. Binary: \`${run.execPath.replace(/^.*\/\.cache\//, '.cache/')}\`.`,
     '',
   );
   if (run.tracing) out.push(`Tracing row: ${run.tracing.how}; the sink received ${run.tracing.exports} OTLP export requests (${(run.tracing.bytes / 1e6).toFixed(1)} MB) over the whole run.`, '');
@@ -159,6 +159,8 @@ export function renderMarkdown(results: BenchResults): string {
   const notes = (meta.notes as string[] | undefined) ?? [];
   if (notes.length) out.push(...notes.map((note) => `- ${note}`), '');
   out.push(...renderGoals(results.runs));
+  const load = results.runs.map((run) => `${run.node}: cores ${run.machineBusyPct ?? '?'}% busy, **${run.otherWorkPct ?? '?'}% with other work** (load average ${run.loadavgStart[0]} → ${run.loadavgEnd?.[0] ?? '?'})`);
+  if (load.length) out.push(`Machine during the runs — ${load.join('; ')}. Other work shares the 2 cores with every target alike (targets alternate), so ratios hold up better than absolute rates.`, '');
   for (const run of results.runs.filter((r) => r.notes.length > 0)) out.push(`Notes, ${run.node}:`, '', ...run.notes.map((note) => `- ${note}`), '');
   out.push(
     '## The issue\'s table, reproduced',

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
-import { BENCH_DIR, ROOT_DIR, type Child, loadAverage, log, round, sleep, spawnChild } from './common.js';
+import { BENCH_DIR, ROOT_DIR, type Child, loadAverage, log, machineTicks, round, sleep, spawnChild } from './common.js';
 import type { MicroResults } from './micro.js';
 import { adversarialCli, runAdversarial } from './adversarial.js';
 import { findNode24, findPortkey, PORTKEY_VERSION } from './peers.js';
@@ -63,19 +63,11 @@ function parseFlags(argv: string[]): Flags {
 
 // ---------------------------------------------------------------- machine
 
-function cpuTimes(): { busy: number; total: number } {
-  const line = readFileSync('/proc/stat', 'utf8').split('\n')[0];
-  const values = line.trim().split(/\s+/).slice(1).map(Number);
-  const idle = values[3] + (values[4] ?? 0);
-  const total = values.reduce((a, b) => a + b, 0);
-  return { busy: total - idle, total };
-}
-
 /** Share of all cores busy over `ms` (other people's tests, before/after our processes run). */
 async function machineBusy(ms: number): Promise<number> {
-  const a = cpuTimes();
+  const a = machineTicks();
   await sleep(ms);
-  const b = cpuTimes();
+  const b = machineTicks();
   return round((100 * (b.busy - a.busy)) / Math.max(1, b.total - a.total), 1);
 }
 

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Child, loadAverage, log, procCpuMs, procMemory, round, sleep } from './common.js';
+import { type Child, loadAverage, log, machineTicks, procCpuMs, procMemory, round, selfAndReapedTicks, sleep } from './common.js';
 import { hrtimeUs, summarizeCpuProfile, type Window } from './cpuprofile.js';
 import { goalsFor } from './goals.js';
 import { jsonLoad, manyStreams, pacedJsonLoad, streamLoad } from './load.js';
@@ -77,6 +77,8 @@ function rotate<T>(items: readonly T[], by: number): T[] {
 export async function runNode(ctx: NodeContext): Promise<NodeRun> {
   const started = Date.now();
   const { flags, upstream } = ctx;
+  const machineBefore = machineTicks();
+  const oursBefore = selfAndReapedTicks() + procCpuMs(upstream.pid) / 10;
   const run: NodeRun = { node: ctx.node, execPath: ctx.execPath, notes: [], sanity: {}, loadavgStart: loadAverage(), longExtra: ctx.longExtra, phases: {} };
   if (ctx.portkey.ok) run.portkeyVersion = ctx.portkey.version;
   const options = { execPath: ctx.execPath, impl: ctx.impl, upstream, tmp: ctx.tmp, portkey: ctx.portkey };
@@ -174,6 +176,12 @@ export async function runNode(ctx: NodeContext): Promise<NodeRun> {
   if (ctx.profileDir && !flags.skip.has('profile')) await profilePhase(ctx);
   run.loadavgEnd = loadAverage();
   run.elapsedS = round((Date.now() - started) / 1000, 0);
+  // Every server of this run has exited (reaped: in cutime/cstime); the upstream lives on.
+  const machine = machineTicks();
+  const ours = selfAndReapedTicks() + procCpuMs(upstream.pid) / 10 - oursBefore;
+  const total = Math.max(1, machine.total - machineBefore.total);
+  run.machineBusyPct = round((100 * (machine.busy - machineBefore.busy)) / total, 1);
+  run.otherWorkPct = round(Math.max(0, (100 * (machine.busy - machineBefore.busy - ours)) / total), 1);
   run.goals = goalsFor(run);
   return run;
 }

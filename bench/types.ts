@@ -115,6 +115,12 @@ export interface NodeRun {
   loadavgStart: number[];
   loadavgEnd?: number[];
   elapsedS?: number;
+  /**
+   * Share of all cores busy during this Node version's run (/proc/stat), and the part of it that was
+   * not the bench (its own process, its servers and the upstream): other people's work.
+   */
+  machineBusyPct?: number;
+  otherWorkPct?: number;
   /** Extra prose events in the "-long" streams (per-event cost). */
   longExtra: number;
   phases: Partial<Record<'json' | 'paced' | 'burst' | 'paced-long' | 'burst-long' | 'json-moderate' | 'paced-moderate', Phase>>;
