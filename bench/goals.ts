@@ -70,21 +70,21 @@ export function goalsFor(run: NodeRun): Goal[] {
   for (const mode of ['json', 'burst', 'paced'] as const) ratioGoal(`${mode}-bare`, mode, 'ratioToBare', 'goal');
   for (const mode of ['json', 'burst', 'paced'] as const) ratioGoal(`${mode}-portkey`, mode, 'ratioToPortkey', 'goal');
 
-  const c1 = find(phases.paced?.summary, 1, 'toolgate');
-  if (c1 && Number.isFinite(Number(c1.added_ttfbP50))) {
-    const added = Number(c1.added_ttfbP50);
-    out.push({ id: 'ttfb-c1', target: 'added time to first byte (p50), SSE paced, 1 connection', value: ms(added), goal: `≤ ${THRESHOLDS.ttfbC1Ms} ms`, met: added <= THRESHOLDS.ttfbC1Ms, kind: 'goal' });
-  }
-  const jsonModerate = find(phases['json-moderate']?.summary, 32, 'toolgate');
-  if (jsonModerate && Number.isFinite(Number(jsonModerate.added_p99))) {
-    const added = Number(jsonModerate.added_p99);
-    out.push({ id: 'p99-json', target: `added p99, JSON, 32 connections at ${phases['json-moderate']?.rate} req/s (moderate)`, value: ms(added), goal: `≤ ${THRESHOLDS.moderateP99Ms} ms`, met: added <= THRESHOLDS.moderateP99Ms, kind: 'goal' });
-  }
-  const sseModerate = find(phases['paced-moderate']?.summary, 32, 'toolgate');
-  if (sseModerate && Number.isFinite(Number(sseModerate.added_ttfbP99))) {
-    const added = Number(sseModerate.added_ttfbP99);
-    out.push({ id: 'p99-sse', target: `added TTFB p99, SSE paced, 32 connections at ${phases['paced-moderate']?.rate} streams/s (moderate)`, value: ms(added), goal: `≤ ${THRESHOLDS.moderateP99Ms} ms`, met: added <= THRESHOLDS.moderateP99Ms, kind: 'goal' });
-  }
+  // Latency added vs the upstream direct; a toolgate row without complete answers fails the goal.
+  const latencyGoal = (id: string, target: string, row: Summary | undefined, metric: string, threshold: number): void => {
+    if (!row) return;
+    const added = Number(row[`added_${metric}`]);
+    if (!Number.isFinite(added) || row.errors > 0) {
+      out.push({ id, target, value: Number.isFinite(added) ? `${ms(added)}${errorNote(row)}` : `no complete answer${errorNote(row)}`, goal: `≤ ${threshold} ms`, met: false, kind: 'goal' });
+      return;
+    }
+    out.push({ id, target, value: ms(added), goal: `≤ ${threshold} ms`, met: added <= threshold, kind: 'goal' });
+  };
+  latencyGoal('ttfb-c1', 'added time to first byte (p50), SSE paced, 1 connection', find(phases.paced?.summary, 1, 'toolgate'), 'ttfbP50', THRESHOLDS.ttfbC1Ms);
+  const jsonRate = phases['json-moderate']?.rate;
+  latencyGoal('p99-json', `added p99, JSON, 32 connections at ${jsonRate} req/s (moderate)`, find(phases['json-moderate']?.summary, 32, 'toolgate'), 'p99', THRESHOLDS.moderateP99Ms);
+  const sseRate = phases['paced-moderate']?.rate;
+  latencyGoal('p99-sse', `added TTFB p99, SSE paced, 32 connections at ${sseRate} streams/s (moderate)`, find(phases['paced-moderate']?.summary, 32, 'toolgate'), 'ttfbP99', THRESHOLDS.moderateP99Ms);
   const many = run.manyStreams?.find((row) => row.target === 'toolgate');
   if (many) {
     const errors = many.errors + many.incomplete;
@@ -103,11 +103,18 @@ export function goalsFor(run: NodeRun): Goal[] {
     const tg = perEventUs(c32(phases[mode], 'toolgate'), c32(long, 'toolgate'), run.longExtra);
     const bare = perEventUs(c32(phases[mode], 'bare'), c32(long, 'bare'), run.longExtra);
     const ok = Number.isFinite(tg) && Number.isFinite(bare);
+    const errors = (c32(phases[mode], 'toolgate')?.errors ?? 0) + (c32(long, 'toolgate')?.errors ?? 0);
+    const target = `CPU per unchanged SSE event (${mode} upstream): toolgate vs bare passthrough (relaying its bytes)`;
+    const goal = `≤ bare + ${THRESHOLDS.eventMarginUs} µs`;
+    if (errors > 0) {
+      out.push({ id: `event-${mode}`, target, value: `toolgate streams broken (${errors} errors): not measurable`, goal, met: false, kind: 'goal' });
+      continue;
+    }
     out.push({
       id: `event-${mode}`,
-      target: `CPU per unchanged SSE event (${mode} upstream): toolgate vs bare passthrough (relaying its bytes)`,
-      value: ok ? `${tg.toFixed(2)} vs ${bare.toFixed(2)} µs (+${round(tg - bare, 2).toFixed(2)})` : '–',
-      goal: `≤ bare + ${THRESHOLDS.eventMarginUs} µs`,
+      target,
+      value: ok ? `${tg.toFixed(2)} vs ${bare.toFixed(2)} µs (${tg - bare >= 0 ? '+' : ''}${round(tg - bare, 2).toFixed(2)})` : '–',
+      goal,
       met: ok ? tg - bare <= THRESHOLDS.eventMarginUs : null,
       kind: 'goal',
     });

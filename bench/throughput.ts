@@ -31,6 +31,8 @@ export interface NodeContext {
   portkey: Found;
   longExtra: number;
   slow: { chunks: number; ms: number };
+  /** The first Node version of the run (the extended plan, profiles). */
+  first: boolean;
   /** Where CPU profiles go (first Node version only); undefined: no profiles. */
   profileDir?: string;
   profiles: Array<{ scenario: string; summary: ReturnType<typeof summarizeCpuProfile> }>;
@@ -48,12 +50,15 @@ interface Cell {
   targets: Target[];
 }
 
-/** What each round measures; full runs add 256 connections and the repaired / text-call rows. */
-export function plan(quick: boolean, available: readonly Target[]): Cell[] {
+/**
+ * What each round measures. `extended` (full runs, first Node version only, to stay within ~15
+ * minutes) adds 256 connections and the repaired / text-call rows, which no goal reads.
+ */
+export function plan(extended: boolean, available: readonly Target[]): Cell[] {
   const has = (targets: Target[]): Target[] => targets.filter((t) => available.includes(t));
   const peers: Target[] = ['direct', 'bare', 'parse', 'toolgate', 'portkey', 'toolgate-inspector', 'toolgate-tracing'];
   const cells: Cell[] = [
-    { phase: 'json', concurrency: 32, targets: has([...peers, ...(quick ? [] : (['toolgate-repair', 'toolgate-text'] as Target[]))]) },
+    { phase: 'json', concurrency: 32, targets: has([...peers, ...(extended ? VARIANTS : [])]) },
     { phase: 'burst', concurrency: 32, targets: has(peers) },
     { phase: 'paced', concurrency: 32, targets: has(peers) },
     { phase: 'burst-long', concurrency: 32, targets: has(['bare', 'toolgate']) },
@@ -61,7 +66,7 @@ export function plan(quick: boolean, available: readonly Target[]): Cell[] {
     { phase: 'json', concurrency: 1, targets: has(['direct', 'bare', 'toolgate']) },
     { phase: 'paced', concurrency: 1, targets: has(['direct', 'bare', 'toolgate']) },
   ];
-  if (!quick) {
+  if (extended) {
     cells.push({ phase: 'json', concurrency: 256, targets: has(['direct', 'bare', 'toolgate']) });
     cells.push({ phase: 'burst', concurrency: 256, targets: has(['direct', 'bare', 'toolgate']) });
   }
@@ -125,7 +130,7 @@ export async function runNode(ctx: NodeContext): Promise<NodeRun> {
       }
     }
 
-    const cells = plan(flags.quick, available).filter((cell) => !flags.skip.has(cell.phase.startsWith('json') ? 'json' : 'sse'));
+    const cells = plan(!flags.quick && ctx.first, available).filter((cell) => !flags.skip.has(cell.phase.startsWith('json') ? 'json' : 'sse'));
     const rows: Partial<Record<Mode, Row[]>> = {};
     for (let round = 0; round < flags.rounds; round++) {
       for (const cell of cells) {

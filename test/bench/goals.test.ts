@@ -144,3 +144,16 @@ t.test('a toolgate that answers with errors meets no throughput goal, however fa
   t.equal(bare?.value, '0.95× (12 errors over 2812 requests)');
   t.equal(goal(r, 'burst-portkey')?.met, false, '9.5× Portkey, but broken streams');
 });
+
+t.test('latency and per-event goals fail, not vanish, when toolgate completed no answer', async (t) => {
+  const c1 = [row('direct', 2000, { ttfbP50: 0.2 }, 0, 1), row('toolgate', 0, { ttfbP50: NaN, errors: 61, requests: 0 }, 0, 1)];
+  const short = [row('bare', 1000, { cpuUsPerReq: 200 }), row('toolgate', 0, { cpuUsPerReq: 190_000, errors: 300, requests: 0 })];
+  const long = [row('bare', 900, { cpuUsPerReq: 240 }), row('toolgate', 0, { cpuUsPerReq: 120_000, errors: 280, requests: 0 })];
+  const r = run({ paced: phase('paced', [...c1, ...short], ['ttfbP50', 'cpuUsPerReq']), 'paced-long': phase('paced-long', long) });
+  const ttfb = goal(r, 'ttfb-c1');
+  t.equal(ttfb?.met, false);
+  t.equal(ttfb?.value, 'no complete answer (61 errors over 61 requests)');
+  const event = goal(r, 'event-paced');
+  t.equal(event?.met, false, 'a negative difference from broken streams is not a pass');
+  t.match(event?.value, /toolgate streams broken \(580 errors\)/);
+});
