@@ -150,7 +150,8 @@ export interface Metrics {
   unknownToolName(count?: number): void;
   invalidToolArguments(count?: number): void;
   /** One more LLM call for the task (see taskKeyFor). */
-  taskCall(taskKey: string, calls?: number): void;
+  /** Adds calls to the task; returns its LLM-call count so far. */
+  taskCall(taskKey: string, calls?: number): number;
   /** A final answer without tool calls: observe the task's call count and forget it. */
   taskEnd(taskKey: string): void;
   /** USD accumulated since start, optionally for one provider and/or model label. */
