@@ -80,6 +80,7 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions): Pro
   // Store sizes from the stores' own accounting, read at scrape time.
   metrics.watchStore('responses', () => gateway.responseStore.stats?.());
   metrics.watchStore('ledger', () => gateway.ledger.stats?.());
+  if (inspector) metrics.watchStore('inspector', () => inspector.store.stats);
 
   const app = Fastify({
     loggerInstance: options.logger as FastifyBaseLogger,

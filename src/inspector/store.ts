@@ -46,17 +46,22 @@ export class InspectorStore {
   private seq = 0;
   private total = 0;
   private evictedCount = 0;
+  private cut = 0;
 
   constructor(private readonly options: StoreOptions) {}
 
-  get stats(): { entries: number; bytes: number; evicted: number; maxBytes: number } {
-    return { entries: this.entries.length - this.head, bytes: this.total, evicted: this.evictedCount, maxBytes: this.options.maxBytes };
+  /** `rejected`: records cut to their summary (over maxRecordBytes even without diffs and text). */
+  get stats(): { entries: number; bytes: number; evicted: number; rejected: number; maxBytes: number } {
+    return { entries: this.entries.length - this.head, bytes: this.total, evicted: this.evictedCount, rejected: this.cut, maxBytes: this.options.maxBytes };
   }
 
   add(record: InspectorRecord, scope: string): void {
     let json = this.options.redact(JSON.stringify(record));
     if (Buffer.byteLength(json) > this.options.maxRecordBytes) json = this.options.redact(JSON.stringify(slimmed(record)));
-    if (Buffer.byteLength(json) > this.options.maxRecordBytes) json = this.options.redact(JSON.stringify({ ...summaryOf(record), truncated: true }));
+    if (Buffer.byteLength(json) > this.options.maxRecordBytes) {
+      json = this.options.redact(JSON.stringify({ ...summaryOf(record), truncated: true }));
+      this.cut++;
+    }
     const summary = JSON.parse(this.options.redact(JSON.stringify(summaryOf(record)))) as RecordSummary;
     const bytes = Buffer.byteLength(json) + Buffer.byteLength(JSON.stringify(summary)) + ENTRY_OVERHEAD;
     const entry: Entry = { seq: ++this.seq, scope, summary, startedMs: Date.parse(record.time), json, bytes };

@@ -157,7 +157,7 @@ export interface Metrics {
   /** USD accumulated since start, optionally for one provider and/or model label. */
   costFor(filter?: { provider?: string; model?: string }): number;
   /** A state store to report at every scrape (toolgate_state_bytes / _entries / _max_bytes / _rejected_total{store}). */
-  watchStore(store: 'responses' | 'ledger', read: () => { bytes?: number; entries?: number; maxBytes?: number; rejected: number } | undefined): void;
+  watchStore(store: 'responses' | 'ledger' | 'inspector', read: () => { bytes?: number; entries?: number; maxBytes?: number; rejected: number } | undefined): void;
   /** Called on every costed answer (e.g. for daily budgets); returns an unsubscribe function. */
   onCost(listener: CostListener): () => void;
   render(): Promise<string>;
