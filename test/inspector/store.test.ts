@@ -86,7 +86,7 @@ t.test('through the gateway: the inspector store is bounded and reported on /met
   for (let index = 0; index < 40; index++) {
     await (await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', body: JSON.stringify({ model: 'simulator/weather', messages: [{ role: 'user', content: `hello ${index}` }] }) })).text();
   }
-  const page = await (await fetch(`${gw.url}/v1/toolgate/requests?limit=1000`)).json();
+  const page = (await (await fetch(`${gw.url}/v1/toolgate/requests?limit=1000`)).json()) as { data: unknown[] };
   t.ok(page.data.length > 0 && page.data.length < 40, `${page.data.length} of 40 kept`);
   const metrics = await (await fetch(`${gw.url}/metrics`)).text();
   const bytes = Number(/toolgate_state_bytes\{store="inspector"\} (\d+)/.exec(metrics)?.[1]);
