@@ -70,21 +70,24 @@
   const ms = (value) => (value === undefined || value === null ? '' : value < 1000 ? `${Math.round(value)} ms` : `${(value / 1000).toFixed(2)} s`);
   const time = (iso) => {
     const date = new Date(iso);
-    return `${date.toLocaleDateString()} ${date.toLocaleTimeString()}`;
+    const today = date.toDateString() === new Date().toDateString();
+    return `${today ? '' : `${date.toLocaleDateString()} `}${date.toLocaleTimeString()}`;
   };
+  const ENDPOINTS = { chat_completions: 'chat', responses: 'responses' };
 
   function rowOf(record, fresh) {
-    const served = record.provider ? `${record.provider}/${record.upstreamModel || ''}` : '';
+    const canonical = record.provider ? `${record.provider}/${record.upstreamModel || ''}` : '';
+    const served = canonical && canonical !== record.model ? canonical : '';
     const row = el('tr', { 'data-id': record.id, class: fresh ? 'new' : undefined },
       el('td', { title: record.id }, time(record.time)),
-      el('td', {}, record.endpoint, record.stream ? el('span', { class: 'badge' }, ' stream') : null),
-      el('td', {}, record.model || '', served ? el('span', { class: 'muted' }, ` → ${served}`) : null),
-      el('td', { class: `o-${record.outcome}` }, `${record.status} ${record.outcome}`),
+      el('td', {}, ENDPOINTS[record.endpoint] || record.endpoint, record.stream ? el('span', { class: 'badge' }, 'stream') : null),
+      el('td', { class: 'model', title: `${record.model || ''}${served ? ` → ${served}` : ''}` }, record.model || '', served ? el('span', { class: 'muted' }, ` → ${served}`) : null),
+      el('td', { class: `o-${record.outcome}`, title: record.outcome }, record.status, record.outcome === 'success' ? '' : ` ${record.outcome}`),
       el('td', { title: record.ttfbMs !== undefined ? `first token ${ms(record.ttfbMs)}` : '' }, ms(record.latencyMs)),
       el('td', {}, record.totalTokens ?? ''),
       el('td', {}, record.repairs ? el('span', { class: 'badge on' }, record.repairs) : ''),
       el('td', {}, record.textCalls ? el('span', { class: 'badge on' }, record.textCalls) : ''),
-      el('td', {}, record.attempts, record.fallback ? el('span', { class: 'badge on' }, ' fallback') : null),
+      el('td', {}, record.attempts, record.fallback ? el('span', { class: 'badge on' }, 'fallback') : null),
     );
     row.addEventListener('click', () => select(record.id));
     if (record.id === selected) row.classList.add('selected');
@@ -217,11 +220,12 @@
 
   /** Lines of `lines` missing from `other` are marked (a multiset difference: linear, enough for a few messages). */
   function pre(lines, other, mark) {
+    const bare = (line) => line.replace(/,$/, ''); // a comma added after a line is no change of it
     const counts = new Map();
-    for (const line of other) counts.set(line, (counts.get(line) || 0) + 1);
+    for (const line of other) counts.set(bare(line), (counts.get(bare(line)) || 0) + 1);
     return el('pre', {}, lines.map((line) => {
-      const left = counts.get(line) || 0;
-      if (left > 0) counts.set(line, left - 1);
+      const left = counts.get(bare(line)) || 0;
+      if (left > 0) counts.set(bare(line), left - 1);
       return el('span', { class: left > 0 ? 'same' : mark }, line);
     }));
   }
@@ -235,7 +239,7 @@
         el('div', { class: 'arrow' }, '→'),
         el('div', {}, el('h4', { class: 'muted' }, 'tool_calls'), el('pre', { class: 'calls' }, calls || '(none)')),
       ),
-      text.content !== undefined ? el('p', { class: 'muted' }, 'content left for the client: ', text.content) : null,
+      text.content !== undefined ? el('p', { class: 'muted' }, 'content left for the client: ', text.content === '' || /^‹0 chars/.test(text.content) ? '(none)' : text.content) : null,
     ].filter(Boolean);
   }
 
