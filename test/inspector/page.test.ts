@@ -18,9 +18,9 @@ if (!existsSync(CHROMIUM)) {
 } else {
   t.test('the page finds both requests and shows the repair diff and the extracted call', async (t) => {
     const gw = await startGateway({ yaml: configFor({}, 'inspector:\n  enabled: true\n  captureContent: true\n'), logLevel: 'warn' });
-    let browser: Browser | undefined;
+    const browser: Browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
     t.teardown(async () => {
-      await browser?.close();
+      await browser.close();
       await gw.close();
     });
     const send = async (body: Record<string, unknown>): Promise<string> => {
@@ -43,7 +43,6 @@ if (!existsSync(CHROMIUM)) {
     });
     const textCall = await send({ model: 'simulator/weather:hermes', tools: TOOLS, messages: [{ role: 'user', content: 'Weather in Tokyo?' }] });
 
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
     const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
     const failures: string[] = [];
     page.on('pageerror', (error) => failures.push(error.message));
@@ -87,7 +86,7 @@ if (!existsSync(CHROMIUM)) {
     t.equal(await page.locator('select[name="text-calls"]').inputValue(), 'true');
     await page.locator('select[name="has-repairs"]').selectOption('true');
     await page.locator(`tr[data-id="${repaired}"]`).waitFor({ state: 'detached' }).catch(() => undefined);
-    await page.waitForFunction(() => document.querySelectorAll('#rows tr').length === 0);
+    await page.waitForFunction("document.querySelectorAll('#rows tr').length === 0");
     t.match(page.url(), /text-calls=true&has-repairs=true|has-repairs=true.*text-calls=true/, 'a changed filter goes into the URL');
     t.same(failures, [], 'no script errors (CSP included)');
   });
