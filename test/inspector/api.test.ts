@@ -154,4 +154,12 @@ t.test('off by default: no routes, no page', async (t) => {
   t.teardown(() => gw.close());
   t.equal((await fetch(`${gw.url}/v1/toolgate/requests`)).status, 404);
   t.equal((await fetch(`${gw.url}/inspector`)).status, 404);
+  // The id the inspector files a request under is on every response, SSE (whose head the gateway writes itself) included.
+  const sse = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', body: JSON.stringify({ model: 'simulator/weather', stream: true, messages: [{ role: 'user', content: 'hi' }] }) });
+  await sse.text();
+  t.match(sse.headers.get('content-type'), /text\/event-stream/);
+  t.match(sse.headers.get('x-request-id'), /^req_[0-9a-f]{32}$/, 'SSE responses carry x-request-id');
+  const own = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { 'x-request-id': 'my-trace.42' }, body: JSON.stringify({ model: 'simulator/weather', stream: true, messages: [{ role: 'user', content: 'hi' }] }) });
+  await own.text();
+  t.equal(own.headers.get('x-request-id'), 'my-trace.42', "a client's own id is kept");
 });
