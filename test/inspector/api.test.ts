@@ -193,3 +193,25 @@ t.test('a Responses request: its input repairs with their before/after, then the
   t.match(input.hunks[0].after[2].output, /^‹20 chars #/);
   t.same((await get(gw, '/v1/toolgate/requests?model=simulator/weather')).body.data.map((r: { id: string }) => r.id), [id]);
 });
+
+t.test("cost from the model's price, and the task's LLM-call count across requests", async (t) => {
+  const gw = await startGateway({
+    yaml: configFor({}, 'models:\n  priced:\n    provider: simulator\n    model: weather\n    pricing: {inputPerMTok: 2000000, outputPerMTok: 4000000}\ninspector:\n  enabled: true\n'),
+    logLevel: 'warn',
+  });
+  t.teardown(() => gw.close());
+  const records = [];
+  for (let turn = 0; turn < 3; turn++) {
+    const response = await fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'x-toolgate-task-id': 'task-42' },
+      body: JSON.stringify({ model: 'priced', tools: TOOLS, messages: [{ role: 'user', content: 'Weather in Lima?' }] }),
+    });
+    const body = (await response.json()) as { usage: { prompt_tokens: number; completion_tokens: number } };
+    const record = (await get(gw, `/v1/toolgate/requests/${response.headers.get('x-request-id')}`)).body;
+    t.equal(record.costUsd, body.usage.prompt_tokens * 2 + body.usage.completion_tokens * 4, `turn ${turn}: cost = tokens × price`);
+    records.push(record);
+  }
+  t.same(records.map((r) => r.taskLlmCalls), [1, 2, 3], "the task's LLM calls so far");
+  t.ok(records.every((r) => typeof r.ttfbMs === 'number' && r.ttfbMs <= r.latencyMs), 'time to first token within the total');
+});
