@@ -26,6 +26,8 @@ import { registerResponses } from './routes/responses.js';
 import type { ResponseStore } from './responses/store.js';
 import { endpointOf, peekRequestInfo } from './routes/request-context.js';
 import { createState } from './state/index.js';
+import { startTracing } from './tracing/index.js';
+import { registerTracing } from './tracing/plugin.js';
 
 export interface BuildOptions {
   logger: Logger;
@@ -72,6 +74,9 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions): Pro
     resilience: new Resilience(config, options.logger),
   };
 
+  // Off (the default): the OpenTelemetry SDK is not even loaded (src/tracing/index.ts).
+  const tracing = await startTracing(config.tracing, options.logger, gateway.auth.redact);
+
   // Store sizes from the stores' own accounting, read at scrape time.
   metrics.watchStore('responses', () => gateway.responseStore.stats?.());
   metrics.watchStore('ledger', () => gateway.ledger.stats?.());
@@ -106,6 +111,8 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions): Pro
       done(error as Error, undefined);
     }
   });
+
+  if (tracing) registerTracing(app, tracing); // first hook: a SERVER span even for requests the guards refuse
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
@@ -173,6 +180,7 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions): Pro
     gateway.auth.close();
     await state.close();
     gateway.metrics.close();
+    await tracing?.shutdown(); // exports the spans still buffered
   });
   await app.ready();
   const downgrade = config.promptModeDowngrade;
