@@ -40,8 +40,27 @@ export async function createTracing(settings: TracingSettings, log: Logger, reda
   return {
     settings,
     startRequest: (start) => new ServerSpan(env, start),
-    shutdown: () => provider.shutdown(),
+    shutdown: () => shutdown(provider, log),
   };
+}
+
+const SHUTDOWN_MS = 2_000;
+
+/** Exports what is buffered; a collector that is down or slow never fails or holds the gateway's close. */
+async function shutdown(provider: BasicTracerProvider, log: Logger): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<void>((resolve) => {
+    timer = setTimeout(() => {
+      log.warn(`tracing: spans still buffered after ${SHUTDOWN_MS} ms at shutdown were dropped`);
+      resolve();
+    }, SHUTDOWN_MS);
+    timer.unref();
+  });
+  const done = provider.shutdown().catch((error: unknown) => {
+    log.warn({ error: error instanceof Error ? error.message : String(error) }, 'tracing: spans buffered at shutdown could not be exported');
+  });
+  await Promise.race([done, late]);
+  clearTimeout(timer);
 }
 
 async function exporterFor(settings: TracingSettings): Promise<SpanExporter> {
