@@ -64,16 +64,22 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   const bodies: string[] = [];
   const headers: IncomingHttpHeaders[] = [];
   const server = createServer((req, res) => {
-    let body = '';
-    req.setEncoding('utf8');
-    req.on('data', (chunk: string) => (body += chunk));
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       if (req.method !== 'POST' || req.url !== '/v1/traces') {
         res.writeHead(404).end();
         return;
       }
-      bodies.push(body);
       headers.push(req.headers);
+      // http/protobuf bodies are kept (as latin1 text, for greps) but not decoded.
+      if (req.headers['content-type'] !== 'application/json') {
+        bodies.push(Buffer.concat(chunks).toString('latin1'));
+        res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
+        return;
+      }
+      const body = Buffer.concat(chunks).toString('utf8');
+      bodies.push(body);
       const parsed = JSON.parse(body) as { resourceSpans?: any[] };
       for (const resourceSpans of parsed.resourceSpans ?? []) {
         const resource = attributesOf(resourceSpans.resource?.attributes);

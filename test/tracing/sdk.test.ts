@@ -49,6 +49,16 @@ t.test('the OTEL_* variables alone turn tracing on (http/json, service name)', a
   t.equal(clients[0].attributes['gen_ai.output.messages'], undefined);
 });
 
+t.test('http/protobuf is the default protocol', async (t) => {
+  setEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url });
+  const before = receiver.headers.length;
+  await run(false, 'weather in Nice?');
+  const posted = receiver.headers.slice(before);
+  t.ok(posted.length > 0, 'spans posted');
+  t.ok(posted.every((headers) => headers['content-type'] === 'application/x-protobuf'));
+  t.ok(receiver.bodies.at(-1)?.includes('chat gpt-4o-mini'), 'the CLIENT span is in the protobuf body');
+});
+
 t.test('OTEL_SDK_DISABLED=true wins over an endpoint', async (t) => {
   setEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_SDK_DISABLED: 'true' });
   const before = receiver.spans.length;
