@@ -1,7 +1,7 @@
 import t from 'tap';
 import { providerContext } from '../../src/pipeline/provider-context.js';
 import { newRequestInfo } from '../../src/pipeline/request-info.js';
-import { startReliableGateway } from '../reliability/helpers/gateway.js';
+import { startReliableGateway } from '../helpers/reliable-gateway.js';
 
 // Providers (Gemini thought signatures and upstream call ids) read and write the call ledger
 // through their call context: it is the caller's scope, so one key never gets another key's

@@ -1,8 +1,8 @@
 import t from 'tap';
-import { geminiError } from '../../src/providers/gemini/errors.js';
-import { mapFinishReason, toCompletion, toUsage, type AnswerContext } from '../../src/providers/gemini/response.js';
-import { convertParameters } from '../../src/providers/gemini/schema.js';
-import { StreamTranslator } from '../../src/providers/gemini/stream.js';
+import { geminiError } from '../../../src/providers/gemini/errors.js';
+import { mapFinishReason, toCompletion, toUsage, type AnswerContext } from '../../../src/providers/gemini/response.js';
+import { convertParameters } from '../../../src/providers/gemini/schema.js';
+import { StreamTranslator } from '../../../src/providers/gemini/stream.js';
 import { assemble } from './helpers.js';
 
 // Gemini answers → OpenAI completions and chunks: tool calls, finish reasons, usage, errors.

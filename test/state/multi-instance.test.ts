@@ -1,7 +1,7 @@
 import t from 'tap';
 import { startOpenAIEmulator } from '../emulators/openai-server.js';
-import { post, startReliableGateway, type ReliableGateway } from './helpers/gateway.js';
-import { startRedis } from './helpers/redis-server.js';
+import { post, startReliableGateway, type ReliableGateway } from '../helpers/reliable-gateway.js';
+import { startRedis } from '../helpers/redis-server.js';
 
 // Two toolgate instances (two apps in one process, each with its own Redis client) on one real
 // redis-server: the call ledger, the Responses store and the rate limits are shared; a Redis

@@ -7,7 +7,7 @@ import { closeRedis, createRedisClient, waitReady } from '../../src/state/redis-
 import { RedisLedger } from '../../src/state/redis-ledger.js';
 import { RedisResponseStore } from '../../src/state/redis-response-store.js';
 import { scopeOf } from '../../src/state/scope.js';
-import { startRedis } from './helpers/redis-server.js';
+import { startRedis } from '../helpers/redis-server.js';
 
 // Store-level tenant scopes (issue 14 §3) for both implementations of both stores, plus the Redis
 // per-entry cap and key layout (§5). The end-to-end view is test/responses/tenancy.test.ts.

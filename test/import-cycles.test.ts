@@ -6,7 +6,7 @@ import t from 'tap';
 // Issue 16 §7: no import cycles in src/, type-only imports included (they tie modules together
 // just the same for a reader and for the compiler).
 
-const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
+const SRC = fileURLToPath(new URL('../src/', import.meta.url));
 const IMPORT = /(?:import|export)\s[^;]*?from\s+'(\.[^']+)'/g;
 
 function sources(dir: string): string[] {

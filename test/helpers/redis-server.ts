@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Socket } from 'node:net';
-import { freePort } from '../../helpers/free-port.js';
+import { freePort } from './free-port.js';
 
 // A throwaway redis-server for one test file: a free port on 127.0.0.1, no persistence.
 

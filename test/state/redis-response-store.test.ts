@@ -5,7 +5,7 @@ import { createMemoryResponseStore, type ResponseStore, type StoredResponse } fr
 import type { Item, ResponseObject } from '../../src/responses/types.js';
 import { closeRedis, createRedisClient, waitReady } from '../../src/state/redis-client.js';
 import { RedisResponseStore } from '../../src/state/redis-response-store.js';
-import { startRedis } from './helpers/redis-server.js';
+import { startRedis } from '../helpers/redis-server.js';
 
 // One contract for both ResponseStore implementations (memory and Redis), plus Redis-only TTL.
 

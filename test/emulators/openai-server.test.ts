@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import t from 'tap';
-import { startOpenAIEmulator } from '../emulators/openai-server.js';
+import { startOpenAIEmulator } from './openai-server.js';
 import { validateSchema } from '../helpers/openapi.js';
 
 const KEY = 'sk-test-emulator-0123456789abcdef';

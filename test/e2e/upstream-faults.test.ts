@@ -1,8 +1,8 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import t from 'tap';
-import { startFaultyUpstream, type FaultyUpstream } from './helpers/faulty-upstream.js';
-import { isOpenAIError, startReliableGateway, type ReliableGateway } from './helpers/gateway.js';
+import { startFaultyUpstream, type FaultyUpstream } from '../helpers/faulty-upstream.js';
+import { isOpenAIError, startReliableGateway, type ReliableGateway } from '../helpers/reliable-gateway.js';
 
 // Every upstream fault × endpoint × stream/non-stream ends in a clear OpenAI-shaped error, a
 // terminal SSE error event, or a successful retry/fallback, within the configured timeouts;

@@ -1,5 +1,5 @@
 import t, { type Test } from 'tap';
-import { convertParameters, MAX_SCHEMA_NODES, restoreArgs } from '../../src/providers/gemini/schema.js';
+import { convertParameters, MAX_SCHEMA_NODES, restoreArgs } from '../../../src/providers/gemini/schema.js';
 import { SCHEMA_FIELDS, validateRequest } from './emulator/validate.js';
 
 // JSON Schema → Gemini Schema subset. Every converted schema is also run through the

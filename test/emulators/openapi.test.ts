@@ -1,6 +1,6 @@
 import t from 'tap';
-import { checkChatRequest } from '../emulators/openai-rules.js';
-import { buildChunks, buildCompletion, resolveReply } from '../emulators/openai-script.js';
+import { checkChatRequest } from './openai-rules.js';
+import { buildChunks, buildCompletion, resolveReply } from './openai-script.js';
 import { openapiStats, schemaNames, validateSchema } from '../helpers/openapi.js';
 import type { ChatRequest } from '../../src/api/chat-types.js';
 

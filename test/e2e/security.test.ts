@@ -1,8 +1,8 @@
 import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
-import { startFaultyUpstream } from './helpers/faulty-upstream.js';
-import { isOpenAIError, post, startReliableGateway } from './helpers/gateway.js';
+import { startFaultyUpstream } from '../helpers/faulty-upstream.js';
+import { isOpenAIError, post, startReliableGateway } from '../helpers/reliable-gateway.js';
 
 const USER = [{ role: 'user', content: 'hello' }];
 

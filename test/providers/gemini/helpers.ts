@@ -1,7 +1,7 @@
 import pino from 'pino';
-import type { AssistantMessage, ChatChunk, ChatRequest } from '../../src/api/chat-types.js';
-import type { CallLedger, LedgerEntry, LedgerQuery, LedgerSnapshot } from '../../src/ledger/types.js';
-import type { ProviderCallContext, ProviderSettings } from '../../src/providers/types.js';
+import type { AssistantMessage, ChatChunk, ChatRequest } from '../../../src/api/chat-types.js';
+import type { CallLedger, LedgerEntry, LedgerQuery, LedgerSnapshot } from '../../../src/ledger/types.js';
+import type { ProviderCallContext, ProviderSettings } from '../../../src/providers/types.js';
 
 // Shared fixtures for the Gemini tests: settings, a call context, and a tiny in-memory ledger
 // (the real one lives in src/ledger/memory.ts; these tests must not depend on it).

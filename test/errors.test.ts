@@ -1,6 +1,6 @@
 import t from 'tap';
-import { configFor, startGateway } from '../helpers/gateway.js';
-import { sseChunk, startRawUpstream } from '../helpers/raw-upstream.js';
+import { configFor, startGateway } from './helpers/gateway.js';
+import { sseChunk, startRawUpstream } from './helpers/raw-upstream.js';
 
 const USER = [{ role: 'user', content: 'hello' }];
 

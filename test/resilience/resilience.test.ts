@@ -2,8 +2,8 @@ import t from 'tap';
 import { GatewayError } from '../../src/errors.js';
 import type { ChatRequest } from '../../src/api/chat-types.js';
 import type { ProviderCallContext } from '../../src/providers/types.js';
-import { startFaultyUpstream } from './helpers/faulty-upstream.js';
-import { isOpenAIError, post, startReliableGateway } from './helpers/gateway.js';
+import { startFaultyUpstream } from '../helpers/faulty-upstream.js';
+import { isOpenAIError, post, startReliableGateway } from '../helpers/reliable-gateway.js';
 
 const USER = [{ role: 'user', content: 'hello' }];
 

@@ -1,8 +1,8 @@
 import t from 'tap';
 import { request } from 'undici';
-import type { ChatMessage, ChatRequest } from '../../src/api/chat-types.js';
-import { createGeminiAdapter, SKIP_SIGNATURE } from '../../src/providers/gemini/index.js';
-import { answer, GEMINI_MESSAGES, newSignature, startGeminiEmulator, usage, weatherScript } from '../emulators/gemini-server.js';
+import type { ChatMessage, ChatRequest } from '../../../src/api/chat-types.js';
+import { createGeminiAdapter, SKIP_SIGNATURE } from '../../../src/providers/gemini/index.js';
+import { answer, GEMINI_MESSAGES, newSignature, startGeminiEmulator, usage, weatherScript } from '../../emulators/gemini-server.js';
 import { assemble, collect, makeContext, makeSettings, userAsks, weatherTool } from './helpers.js';
 
 // Thought signatures round trip: Gemini 3 answers carry them, the adapter records them in the

@@ -5,7 +5,7 @@ import t from 'tap';
 // `npm start` on a machine with no keys: the built gateway serves simulator/weather, the README's
 // curl example works, and SIGTERM drains and exits. Runs dist/ (npm test builds before tap).
 
-const root = new URL('../../', import.meta.url).pathname;
+const root = new URL('../', import.meta.url).pathname;
 const entry = `${root}dist/main.js`;
 
 t.test('npm start with no keys serves the simulator; SIGTERM exits cleanly', async (t) => {

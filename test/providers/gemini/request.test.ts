@@ -1,7 +1,7 @@
 import t from 'tap';
-import type { ChatMessage, ChatRequest } from '../../src/api/chat-types.js';
-import { SKIP_SIGNATURE } from '../../src/providers/gemini/messages.js';
-import { buildRequest, modelPath } from '../../src/providers/gemini/request.js';
+import type { ChatMessage, ChatRequest } from '../../../src/api/chat-types.js';
+import { SKIP_SIGNATURE } from '../../../src/providers/gemini/messages.js';
+import { buildRequest, modelPath } from '../../../src/providers/gemini/request.js';
 import { validateRequest } from './emulator/validate.js';
 import { weatherTool } from './helpers.js';
 

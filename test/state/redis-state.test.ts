@@ -6,7 +6,7 @@ import { FailSafeLedger } from '../../src/state/failsafe-ledger.js';
 import { createRedisClient, closeRedis, waitReady } from '../../src/state/redis-client.js';
 import { RedisCounterStore } from '../../src/state/redis-counters.js';
 import { RedisLedger } from '../../src/state/redis-ledger.js';
-import { startRedis } from './helpers/redis-server.js';
+import { startRedis } from '../helpers/redis-server.js';
 
 const silent = { warn: () => undefined, info: () => undefined, error: () => undefined, debug: () => undefined } as any;
 const stateConfig = (url: string) => ({ type: 'redis' as const, url, keyPrefix: 't:', connectTimeoutMs: 2000, commandTimeoutMs: 300, limitsFailMode: 'open' as const });

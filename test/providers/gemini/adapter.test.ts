@@ -1,6 +1,6 @@
 import t from 'tap';
-import { createGeminiAdapter } from '../../src/providers/gemini/index.js';
-import { answer, startGeminiEmulator, usage } from '../emulators/gemini-server.js';
+import { createGeminiAdapter } from '../../../src/providers/gemini/index.js';
+import { answer, startGeminiEmulator, usage } from '../../emulators/gemini-server.js';
 import { assemble, collect, makeContext, makeSettings, userAsks } from './helpers.js';
 
 // The adapter against the emulator: wire shape, JSON and SSE answers, errors, timeouts, abort.

@@ -1,4 +1,4 @@
-import { startGateway, type TestGateway } from '../../helpers/gateway.js';
+import { startGateway, type TestGateway } from './gateway.js';
 
 // The reliability tests' name for the one test gateway (test/helpers/gateway.ts): the logger scrubs
 // the secrets main.ts gives it (provider keys, gateway keys, metrics key, Redis password), and state

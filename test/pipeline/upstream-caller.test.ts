@@ -1,7 +1,7 @@
 import t from 'tap';
 import { createParser } from 'eventsource-parser';
 import { sseChunk, startRawUpstream, type RawUpstream } from '../helpers/raw-upstream.js';
-import { startReliableGateway, type ReliableGateway } from './helpers/gateway.js';
+import { startReliableGateway, type ReliableGateway } from '../helpers/reliable-gateway.js';
 
 // Issue 16: the upstream side of the request path — failure kinds and bad upstream output.
 

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { listenHost } from '../../src/auth/startup.js';
 import { parseConfig } from '../../src/config/load.js';
-import { isOpenAIError, post, startReliableGateway } from './helpers/gateway.js';
+import { isOpenAIError, post, startReliableGateway } from '../helpers/reliable-gateway.js';
 
 const USER = [{ role: 'user', content: 'What is the weather in Paris?' }];
 const TOOLS = [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }];

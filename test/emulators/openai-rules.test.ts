@@ -1,5 +1,5 @@
 import t from 'tap';
-import { checkChatRequest, KNOWN_CHAT_PARAMS } from '../emulators/openai-rules.js';
+import { checkChatRequest, KNOWN_CHAT_PARAMS } from './openai-rules.js';
 import { specSchema, validateSchema } from '../helpers/openapi.js';
 
 const user = (content: unknown = 'What is the weather in Paris?') => ({ role: 'user', content });
