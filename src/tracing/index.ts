@@ -10,7 +10,7 @@ import { resolveTracing, type TracingSettings } from './settings.js';
 // OpenTelemetry traces, as the rest of the gateway sees them. This module imports nothing from
 // @opentelemetry: with tracing off (the default) the SDK is never loaded, no hook is registered and
 // the pipeline's one call per upstream attempt (traceAttempt) is a WeakMap miss. With tracing on,
-// startTracing() loads ./sdk.js with a dynamic import. test/tracing/off.test.ts fails if any module
+// startTracing() loads ./sdk.js with a dynamic import. test/tracing/index.test.ts fails if any module
 // the app loads imports @opentelemetry statically.
 
 /** The tracer of one running gateway. */

@@ -1,4 +1,4 @@
-// Module-resolution hook for test/tracing/off.test.ts (runs on Node's loader thread): reports every
+// Module-resolution hook for test/tracing/index.test.ts (runs on Node's loader thread): reports every
 // resolved URL under @opentelemetry to the test through a MessagePort. Resolving the specifier
 // `toolgate-probe:flush` posts a marker, so the test knows every earlier report has arrived.
 let port;
