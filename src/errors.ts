@@ -220,6 +220,13 @@ export const errors = {
     new GatewayError(503, 'server_error', 'The response store is unavailable; conversation state could not be read or written.', {
       code: 'response_store_unavailable',
     }),
+  // The request inspector (docs/inspector.md).
+  inspectorForbidden: () =>
+    new GatewayError(403, 'permission_error', 'The request inspector answers loopback clients only: configure gateway keys, or set inspector.public: true.', {
+      code: 'inspector_forbidden',
+    }),
+  requestRecordNotFound: (id: string) =>
+    new GatewayError(404, 'invalid_request_error', `No inspector record with id '${id.slice(0, 200)}'.`, { param: 'id', code: 'request_not_found' }),
   internal: (message = 'The gateway hit an internal error; the request was not completed.') =>
     new GatewayError(500, 'server_error', message, { code: 'internal_error' }),
   shuttingDown: () =>

@@ -63,6 +63,8 @@ export interface AttemptStart {
   attempt: number;
   /** The request's abort signal (a stream cut by the client is not the upstream's failure). */
   signal: AbortSignal;
+  /** The history after toolgate's repairs, when it repaired any (content capture shows what went upstream). */
+  repaired?: { target: 'messages' | 'input'; items: readonly unknown[] };
 }
 
 export interface AttemptTrace {
@@ -110,7 +112,8 @@ export function linkRequestTrace(info: RequestInfo, trace: RequestTrace): void {
 export function traceAttempt(info: RequestInfo, target: ResolvedModel, context: ProviderCallContext, attempt: number): AttemptTrace | undefined {
   const trace = traces.get(info);
   if (!trace) return undefined;
-  const span = trace.attempt({ target, attempt, signal: context.signal });
+  const repaired = info.repairs.at(-1);
+  const span = trace.attempt({ target, attempt, signal: context.signal, ...(repaired ? { repaired: { target: repaired.target, items: repaired.after } } : {}) });
   context.traceHeaders = span.headers;
   return span;
 }

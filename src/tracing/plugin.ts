@@ -43,31 +43,22 @@ export function registerTracing(app: FastifyInstance, tracing: Tracing): void {
 
 function factsOf(request: FastifyRequest, reply: FastifyReply): RequestFacts {
   const info = peekRequestInfo(request);
-  const facts: RequestFacts = { status: reply.raw.statusCode, clientAborted: !reply.raw.writableFinished, repairs: repairsOf(info?.repairs) };
+  const facts: RequestFacts = { status: reply.raw.statusCode, clientAborted: !reply.raw.writableFinished, repairs: [] };
   if (!info) return facts;
+  const state = info.facts;
   return {
     ...facts,
-    model: info.model,
-    provider: info.provider,
-    stream: info.stream,
-    toolCallSource: info.toolMode,
+    // What the client got in x-toolgate-repairs: advisory findings (changed nothing) are left out.
+    repairs: info.repairs.flatMap((note) => note.findings.filter((finding) => finding.advisory !== true)),
+    model: state.model,
+    provider: state.provider,
+    stream: state.stream,
+    toolCallSource: state.toolMode,
     llmCalls: info.llmCalls,
-    error: info.error,
-    keyName: info.keyName,
+    error: state.error,
+    keyName: state.keyName,
     taskId: taskIdOf(request),
   };
-}
-
-/** The x-toolgate-repairs value (`kind=count,…`) as one entry per repair. */
-function repairsOf(header: string | undefined): RequestFacts['repairs'] {
-  if (!header) return [];
-  const out: Array<{ kind: string }> = [];
-  for (const entry of header.split(',')) {
-    const [kind, count] = entry.split('=');
-    const times = Math.min(Number(count) || 1, 1_000);
-    for (let i = 0; i < times; i++) out.push({ kind: kind.trim() });
-  }
-  return out;
 }
 
 /** The task the client named (header, metadata, `user`); a fingerprint of the prompt is not put on spans. */

@@ -80,7 +80,8 @@ export class ServerSpan implements RequestTrace {
     const key = `${start.target.provider.settings.name}/${start.target.upstreamModel}`;
     this.firstTarget ??= key;
     const fallback = key !== this.firstTarget;
-    const input = this.env.captureContent ? inputMessagesOf(this.requestBody) : undefined;
+    const repaired = start.repaired ? { [start.repaired.target]: start.repaired.items } : undefined;
+    const input = this.env.captureContent ? inputMessagesOf(repaired ?? this.requestBody) : undefined;
     return new AttemptSpan(this.env, this.context, start, fallback, input, () => {
       this.answeredByFallback = fallback;
     });
@@ -107,7 +108,7 @@ export class ServerSpan implements RequestTrace {
       for (const repair of facts.repairs) {
         span.addEvent(REPAIR_EVENT, {
           [TOOLGATE.repairKind]: repair.kind,
-          ...(repair.index !== undefined ? { [TOOLGATE.repairIndex]: repair.index } : {}),
+          ...(repair.index !== undefined && repair.index >= 0 ? { [TOOLGATE.repairIndex]: repair.index } : {}),
           ...(repair.detail !== undefined ? { [TOOLGATE.repairDetail]: this.env.redact(repair.detail.slice(0, 500)) } : {}),
         });
       }

@@ -83,6 +83,32 @@ for (const stream of [false, true]) {
   });
 }
 
+t.test('captured input is the history as toolgate sent it: after its repairs', async (t) => {
+  setEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true' });
+  const traceId = '6bf92f3577b34da6a3ce929d0e0e0001';
+  const gw = await startGateway({ yaml });
+  const response = await fetch(`${gw.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', traceparent: `00-${traceId}-00f067aa0ba902b7-01` },
+    body: JSON.stringify({
+      model: 'm',
+      messages: [
+        { role: 'user', content: 'weather in Paris?' },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
+        { role: 'user', content: 'and now?' },
+      ],
+      tools: TOOLS,
+    }),
+  });
+  t.match(response.headers.get('x-toolgate-repairs'), /missing_tool_result=1/);
+  await response.text();
+  await gw.close();
+  const client = receiver.spans.find((span) => span.kind === SPAN_KIND.client && span.traceId === traceId);
+  const input = JSON.parse(String(client?.attributes['gen_ai.input.messages'])) as Array<{ role: string; parts: Array<{ type: string; id?: string }> }>;
+  t.same(input.map((message) => message.role), ['user', 'assistant', 'tool', 'user'], 'the inserted tool result is there');
+  t.match(input[2].parts[0], { type: 'tool_call_response', id: 'call_1' });
+});
+
 t.test('a collector that is down: spans are dropped, the gateway still closes promptly', async (t) => {
   setEnv({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://127.0.0.1:9/v1/traces', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' });
   const gw = await startGateway({ yaml });

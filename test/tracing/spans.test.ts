@@ -225,7 +225,9 @@ t.test('repairs: kinds and count on the SERVER span, one event per repair', asyn
   t.ok(kinds.includes('missing_tool_result'), kinds.join(', '));
   const events = server.events.filter((event) => event.name === 'toolgate.repair');
   t.equal(events.length, count, 'one event per repair');
-  t.ok(events.some((event) => event.attributes['toolgate.repair.kind'] === 'missing_tool_result'));
+  const missing = events.find((event) => event.attributes['toolgate.repair.kind'] === 'missing_tool_result');
+  t.equal(missing?.attributes['toolgate.repair.message_index'], 1, 'the assistant message whose call had no result');
+  t.match(missing?.attributes['toolgate.repair.detail'], /call_1/);
 });
 
 t.test('Gemini: generate_content span, gcp.gemini provider, traceparent sent upstream', async (t) => {
