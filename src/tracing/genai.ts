@@ -73,6 +73,10 @@ export class StreamFacts {
   constructor(private readonly keepContent: boolean) {}
 
   observe(item: unknown): void {
+    if (Array.isArray(item)) {
+      for (const each of item) this.observe(each);
+      return;
+    }
     if (!isRecord(item)) return;
     if (item.object === 'chat.completion.chunk') this.chunk(item as unknown as ChatChunk);
     else if (typeof item.type === 'string' && isRecord(item.data) && isRecord(item.data.response)) this.responseEvent(item.data.response);

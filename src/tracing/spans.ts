@@ -166,8 +166,11 @@ class AttemptSpan implements AttemptTrace {
     if (isRecord(result) && result.kind === 'json' && isRecord(result.completion)) {
       const completion = result.completion as ChatCompletion;
       this.finish(factsOfCompletion(completion), () => outputMessagesOf(completion));
-    } else if (isRecord(result) && result.kind === 'stream' && isAsyncIterable(result.chunks)) {
-      return { ...result, chunks: this.follow(result.chunks) } as T;
+    } else if (isRecord(result) && result.kind === 'stream') {
+      // The chat stream's items (chunks, or batches of chunks) under whatever name the step gives them.
+      const field = Object.keys(result).find((key) => isAsyncIterable(result[key]));
+      if (field) return { ...result, [field]: this.follow(result[field] as AsyncIterable<unknown>) } as T;
+      this.finish({ finishReasons: [] });
     } else if (isAsyncIterable(result)) {
       return this.follow(result) as T;
     } else if (isRecord(result) && result.object === 'response') {

@@ -50,6 +50,11 @@ t.test('a chat stream: facts from the chunks, choice 0 rebuilt only when content
   t.same(kept.output(), [{ role: 'assistant', parts: [{ type: 'text', content: 'Let me ' }, { type: 'tool_call', id: 'call_1', name: 'get_weather', arguments: '{"city":"Oslo"}' }], finish_reason: 'tool_calls' }]);
   t.same(bare.facts, kept.facts);
   t.equal(bare.output(), undefined);
+  const batched = new StreamFacts(true);
+  batched.observe(chunks.slice(0, 2));
+  batched.observe(chunks.slice(2));
+  t.same(batched.facts, kept.facts, 'batches of chunks read the same');
+  t.same(batched.output(), kept.output());
 });
 
 t.test('native Responses events: the last response object seen gives the facts', async (t) => {
