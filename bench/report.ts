@@ -92,8 +92,9 @@ function detailTable(run: NodeRun, key: keyof NodeRun['phases'], title: string, 
   for (const row of phase.summary) {
     const direct = row.target === 'direct';
     const c = phase.rate ? `32 @ ${phase.rate}/s` : String(row.concurrency);
-    const x = row.target === 'bare' ? '1' : ratio(row.ratioToBare);
-    const parse = row.target === 'parse' ? '1' : ratio(row.ratioToParse);
+    // At a fixed start rate every target completes the same rate: no ratio to show.
+    const x = phase.rate ? '–' : row.target === 'bare' ? '1' : ratio(row.ratioToBare);
+    const parse = phase.rate ? '–' : row.target === 'parse' ? '1' : ratio(row.ratioToParse);
     const cpu = direct ? `(${fmt(row.cpuUsPerReq, 0)})` : fmt(row.cpuUsPerReq, 0);
     if (sse) {
       out.push(
