@@ -63,7 +63,7 @@ export function renderPeerTable(run: NodeRun): string[] {
     const row = find(phase?.summary, 32, target);
     if (!row) return ['–', '–', '–'];
     const x = target === 'bare' ? '1.00' : ratio(row.ratioToBare);
-    const cpu = target === 'direct' ? `(${fmt(row.cpuUsPerReq, 0)})` : fmt(row.cpuUsPerReq, 0);
+    const cpu = row.requests === 0 ? '–' : target === 'direct' ? `(${fmt(row.cpuUsPerReq, 0)})` : fmt(row.cpuUsPerReq, 0);
     return [`${fmt(row.rps, 0)}${row.errors > 0 ? ` (${row.errors} errors)` : ''}`, x, cpu];
   };
   const out = [
@@ -95,7 +95,8 @@ function detailTable(run: NodeRun, key: keyof NodeRun['phases'], title: string, 
     // At a fixed start rate every target completes the same rate: no ratio to show.
     const x = phase.rate ? '–' : row.target === 'bare' ? '1' : ratio(row.ratioToBare);
     const parse = phase.rate ? '–' : row.target === 'parse' ? '1' : ratio(row.ratioToParse);
-    const cpu = direct ? `(${fmt(row.cpuUsPerReq, 0)})` : fmt(row.cpuUsPerReq, 0);
+    // No completed answer: CPU "per request" would be CPU ÷ 1.
+    const cpu = row.requests === 0 ? '–' : direct ? `(${fmt(row.cpuUsPerReq, 0)})` : fmt(row.cpuUsPerReq, 0);
     if (sse) {
       out.push(
         `| ${c} | ${label(row.target, run)} | ${fmt(row.rps, 0)} | ${x} | ${parse} | ${fmt(row.ttfbP50)} | ${fmt(row.ttfbP99)} | ${fmt(row.ttlbP50)} | ${fmt(row.ttlbP99)} | ${direct ? '–' : signed(row.added_ttfbP50)} | ${direct ? '–' : signed(row.added_ttfbP99)} | ${cpu} | ${row.errors} |`,

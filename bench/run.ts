@@ -26,6 +26,7 @@ import type { BenchResults } from './types.js';
 //   --no-install       do not npm-install Node 24 or Portkey when missing (skip them with a note)
 //   --adversarial      add the adversarial section (issue 14; long: `npm run bench:adversarial` alone)
 //   --only adversarial   only the adversarial section (see bench/adversarial.ts for its flags)
+//   --render=FILE.json   print the report again from recorded results (no measuring)
 // ------------------------------------------------------------------------------------------------
 
 export interface Flags {
@@ -96,6 +97,12 @@ async function main(): Promise<void> {
   // `npm run bench -- --only adversarial`: the adversarial section alone (bench/adversarial.ts).
   if (argv.includes('--only=adversarial') || argv[argv.indexOf('--only') + 1] === 'adversarial') {
     await adversarialCli(argv.filter((arg) => arg !== '--only' && arg !== 'adversarial'));
+    return;
+  }
+  // `--render=results.json`: the markdown again from recorded results (after a report change).
+  const render = argv.find((arg) => arg.startsWith('--render='))?.slice('--render='.length);
+  if (render) {
+    process.stdout.write(renderMarkdown(JSON.parse(readFileSync(render, 'utf8')) as BenchResults));
     return;
   }
   const flags = parseFlags(argv);

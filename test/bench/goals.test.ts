@@ -157,3 +157,10 @@ t.test('latency and per-event goals fail, not vanish, when toolgate completed no
   t.equal(event?.met, false, 'a negative difference from broken streams is not a pass');
   t.match(event?.value, /toolgate streams broken \(580 errors\)/);
 });
+
+t.test('a row with no completed answer shows no CPU per request', async (t) => {
+  const r = run({ burst: phase('burst', [row('bare', 1000), row('toolgate', 0, { errors: 30, requests: 0, cpuUsPerReq: 1_140_000 })]) });
+  const table = renderPeerTable(r).join('\n');
+  t.match(table, /\| \*\*toolgate\*\* \| – \| – \| – \| 0 \(30 errors\) \| 0\.00 \| – \|/);
+  t.notMatch(table, /1140000/);
+});
