@@ -98,7 +98,7 @@ async function send(body: Record<string, unknown>): Promise<{ status: number; te
 }
 
 const results = {
-  json: await send({ model: 'healthy', messages: [{ role: 'user', content: 'weather in Paris?' }], tools: TOOLS }),
+  json: await send({ model: 'healthy', messages: [{ role: 'user', content: 'weather in Paris?' }], tools: TOOLS, temperature: 0.3, max_tokens: 256 }),
   stream: await send({ model: 'healthy', stream: true, messages: [{ role: 'user', content: 'weather in Rome?' }], tools: TOOLS }),
   retried: await send({ model: 'flaky', messages: [{ role: 'user', content: 'weather in Oslo?' }] }),
   fellBack: await send({ model: 'primary', messages: [{ role: 'user', content: 'weather in Lima?' }], user: GATEWAY_KEY }),
@@ -164,6 +164,9 @@ t.test('a CLIENT span per attempt, named {operation} {model}, with the GenAI att
     'gen_ai.response.finish_reasons': ['tool_calls'],
     'gen_ai.usage.input_tokens': answer.usage.prompt_tokens,
     'gen_ai.usage.output_tokens': answer.usage.completion_tokens,
+    'gen_ai.request.temperature': 0.3,
+    'gen_ai.request.max_tokens': 256,
+    'gen_ai.request.stream': false,
     'server.address': '127.0.0.1',
     'server.port': Number(new URL(up.url).port),
     'toolgate.attempt': 1,
