@@ -6,10 +6,11 @@ import type { Gateway } from '../gateway.js';
 import { pageAllowed } from '../inspector/access.js';
 import type { Inspector } from '../inspector/index.js';
 
-// The inspector page: three static files shipped in the package (public/inspector, beside src/ and
-// dist/), read once at startup; no CDN, works offline. Its data comes only from the JSON API.
+// The inspector page: three static files in src/inspector/page, copied to dist/inspector/page by the
+// build (so the same relative path works from src/ and from the package), read once at startup; no
+// CDN, works offline. Its data comes only from the JSON API.
 
-const FOLDER = fileURLToPath(new URL('../../public/inspector/', import.meta.url));
+const FOLDER = fileURLToPath(new URL('../inspector/page/', import.meta.url));
 const FILES: Record<string, string> = {
   'index.html': 'text/html; charset=utf-8',
   'inspector.js': 'text/javascript; charset=utf-8',

@@ -1,3 +1,4 @@
+/* global document, location, history, fetch, sessionStorage, URLSearchParams, Node, setTimeout, setInterval */
 // toolgate inspector page: reads GET /v1/toolgate/requests and /v1/toolgate/requests/{id} only.
 // Filters live in the URL (shareable); new requests appear by polling; every value from the API
 // is written with textContent (records can hold client text).
