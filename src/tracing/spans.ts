@@ -53,6 +53,8 @@ export interface SpanEnv {
   redact: (text: string) => string;
 }
 
+const MAX_REPAIR_EVENTS = 128;
+
 export class ServerSpan implements RequestTrace {
   readonly logFields: Readonly<Record<string, string>>;
   private readonly span: Span;
@@ -118,7 +120,8 @@ export class ServerSpan implements RequestTrace {
     if (facts.repairs.length > 0) {
       attributes[TOOLGATE.repairCount] = facts.repairs.length;
       attributes[TOOLGATE.repairKinds] = [...new Set(facts.repairs.map((repair) => repair.kind))];
-      for (const repair of facts.repairs) {
+      // The SDK keeps 128 events per span by default: the count above stays exact past that.
+      for (const repair of facts.repairs.slice(0, MAX_REPAIR_EVENTS)) {
         span.addEvent(REPAIR_EVENT, {
           [TOOLGATE.repairKind]: repair.kind,
           ...(repair.index !== undefined && repair.index >= 0 ? { [TOOLGATE.repairIndex]: repair.index } : {}),
