@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import type { Logger } from 'pino';
+import { registerBodyValidation } from './api/validated-body.js';
 import { createAuth } from './auth/index.js';
 import { registerGuards } from './auth/guard.js';
 import type { LoadedConfig } from './config/load.js';
@@ -85,7 +86,7 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions): Pro
     ...serverTimeouts(config.server),
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
-      return typeof given === 'string' && REQUEST_ID.test(given) ? given : `req_${randomUUID().replace(/-/g, '')}`;
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : `req_${randomUUID().replaceAll('-', '')}`;
     },
     forceCloseConnections: 'idle',
     return503OnClosing: true,
@@ -107,7 +108,8 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions): Pro
     }
   });
 
-  app.addHook('onRequest', async (request, reply) => {
+  // Callback-style hooks (here and in auth/guard.ts): an async hook costs a promise per request.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     const started = performance.now();
     // One log line per request, written when the response is done (JSON or SSE, even hijacked).
@@ -137,6 +139,7 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions): Pro
         'request',
       );
     });
+    done();
   });
 
   app.setErrorHandler(async (error, request, reply) => {
@@ -155,6 +158,8 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions): Pro
     return reply.code(error.status).send(error.toBody());
   });
 
+  // route → validate (preValidation) → guards and limits (preHandler) → the route's pipeline.
+  registerBodyValidation(app);
   registerGuards(app, gateway);
 
   const readiness: Readiness = { ready: false };
