@@ -25,8 +25,13 @@ import { registerMetrics } from './routes/metrics.js';
 import { registerModels } from './routes/models.js';
 import { registerResponses } from './routes/responses.js';
 import type { ResponseStore } from './responses/store.js';
-import { endpointOf, peekRequestInfo } from './routes/request-context.js';
+import { endpointOf, isPipelineRoute, peekRequestInfo } from './routes/request-context.js';
+import { Inspector } from './inspector/index.js';
+import { registerInspectorApi } from './routes/inspector.js';
+import { registerInspectorPage } from './routes/inspector-page.js';
 import { createState } from './state/index.js';
+import { startTracing } from './tracing/index.js';
+import { registerTracing } from './tracing/plugin.js';
 
 export interface BuildOptions {
   logger: Logger;
@@ -73,9 +78,14 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions): Pro
     resilience: new Resilience(config, options.logger),
   };
 
+  const inspector = config.inspector.enabled ? new Inspector(config.inspector, gateway.auth.redact, options.logger as FastifyBaseLogger) : undefined;
+  // Off (the default): the OpenTelemetry SDK is not even loaded (src/tracing/index.ts).
+  const tracing = await startTracing(config.tracing, options.logger, gateway.auth.redact);
+
   // Store sizes from the stores' own accounting, read at scrape time.
   metrics.watchStore('responses', () => gateway.responseStore.stats?.());
   metrics.watchStore('ledger', () => gateway.ledger.stats?.());
+  if (inspector) metrics.watchStore('inspector', () => inspector.store.stats);
 
   const app = Fastify({
     loggerInstance: options.logger as FastifyBaseLogger,
@@ -108,9 +118,12 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions): Pro
     }
   });
 
+  if (tracing) registerTracing(app, tracing); // first hook: a SERVER span even for requests the guards refuse
+
   // Callback-style hooks (here and in auth/guard.ts): an async hook costs a promise per request.
   app.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id);
+    // On the raw response too: SSE replies write their head themselves (http/sse.ts).
+    reply.raw.setHeader('x-request-id', request.id);
     const started = performance.now();
     // One log line per request, written when the response is done (JSON or SSE, even hijacked).
     reply.raw.once('close', () => {
@@ -124,6 +137,9 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions): Pro
         durationSeconds: latencyMs / 1000,
         ...(info?.llmCalls ? { upstreamSeconds: info.upstreamSeconds } : {}),
       });
+      if (info && inspector && isPipelineRoute(request)) {
+        inspector.record(info, { id: request.id, method: request.method, path: request.url.split('?')[0], status, aborted, latencyMs });
+      }
       if (!options.logger.isLevelEnabled('info')) return;
       request.log.info(
         {
@@ -133,8 +149,7 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions): Pro
           status,
           latencyMs,
           ...(aborted ? { clientAborted: true } : {}),
-          ...(info?.keyName ? { keyName: info.keyName } : {}),
-          ...(info ? { model: info.model, provider: info.provider, upstreamModel: info.upstreamModel, stream: info.stream, usage: info.usage, repairs: info.repairs, toolMode: info.toolMode, llmCalls: info.llmCalls, error: info.error } : {}),
+          ...info?.logFields(),
         },
         'request',
       );
@@ -147,7 +162,7 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions): Pro
     // Read the rest of an oversized body first: closing mid-upload resets the connection (drain-body.ts).
     if (mapped.status === 413) await drainBody(request.raw, config.server.bodyDrainBytes);
     const info = peekRequestInfo(request);
-    if (info) info.error = mapped.message;
+    info?.failed(mapped.message);
     if (mapped.status >= 500 && mapped.code === 'internal_error') request.log.error({ err: error }, 'unhandled error');
     const body = mapped.toBody();
     body.error.message = gateway.auth.redact(body.error.message); // upstreams may quote the key they got
@@ -169,6 +184,10 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions): Pro
   registerResponses(app, gateway);
   registerLint(app, gateway);
   registerMetrics(app, gateway);
+  if (inspector) {
+    registerInspectorApi(app, gateway, inspector);
+    registerInspectorPage(app, gateway, inspector);
+  }
 
   app.addHook('onClose', async () => {
     readiness.ready = false;
@@ -178,6 +197,7 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions): Pro
     gateway.auth.close();
     await state.close();
     gateway.metrics.close();
+    await tracing?.shutdown(); // exports the spans still buffered
   });
   await app.ready();
   const downgrade = config.promptModeDowngrade;

@@ -81,7 +81,7 @@ export function registerGuards(app: FastifyInstance, gateway: Gateway): void {
     if (!key) return undefined;
     if (model && !key.allows(model)) throw errors.modelNotAllowed(model.requested, key.name);
     return limiter.admit(key).then(() => {
-      if (isPipelineRoute(request)) requestInfoOf(request, endpointOf(request)).keyName = key.name;
+      if (isPipelineRoute(request)) requestInfoOf(request, endpointOf(request)).authenticated(key.name);
     });
   }
 }
