@@ -156,7 +156,7 @@ export const REDOS_PATTERNS: readonly { name: string; fromIssue: boolean; patter
   { name: 'backreference', fromIssue: false, pattern: '^(\\w+)\\s*\\1+x$', value: (n) => repeatTo(n, 'ab', '', '!') },
 ];
 
-/** Every other family, starting at `part` (0 or 1): two test files share a family list. */
-export function halfOf<T>(families: readonly T[], part: 0 | 1): T[] {
-  return families.filter((_, index) => index % 2 === part);
+/** Every `parts`-th family, starting at `part`: several test files share a family list. */
+export function partOf<T>(families: readonly T[], part: number, parts: number): T[] {
+  return families.filter((_, index) => index % parts === part);
 }
