@@ -77,12 +77,25 @@ export async function writeSse(reply: FastifyReply, frames: AsyncIterable<string
   }, Math.max(10, Math.floor(pingMs / 2))) : undefined;
   pinger?.unref();
 
+  // Frames produced in the same tick (a burst read from upstream, the last frames and [DONE]) go
+  // out in one socket write: the first write corks, and the cork comes off once the tick's
+  // promise jobs have run — no timer, so the first byte is not delayed.
+  let corked = false;
+  const uncork = (): void => {
+    corked = false;
+    if (!res.writableEnded) res.uncork();
+  };
   const iterator = frames[Symbol.asyncIterator]();
   try {
     while (!closed) {
       const next = await iterator.next();
       if (next.done || closed) break;
       lastWrite = Date.now();
+      if (!corked) {
+        corked = true;
+        res.cork();
+        process.nextTick(uncork);
+      }
       if (!res.write(next.value)) {
         await new Promise<void>((resolve) => {
           const done = (): void => {

@@ -2,7 +2,8 @@ import type { ChatChunk, ChatCompletion, ChatRequest } from '../api/chat-types.j
 import type { Gateway } from '../gateway.js';
 import type { ResponseMode } from '../metrics/index.js';
 import { normalizeCompletion, type NormalizeReport } from '../toolcalls/normalize.js';
-import { normalizeStream } from '../toolcalls/normalize-stream.js';
+import { flatten } from '../providers/chunk-batches.js';
+import { createStreamNormalizer } from '../toolcalls/normalize-stream.js';
 import { providerContext } from './provider-context.js';
 import { recordAnswer, StreamAnswerRecorder } from './record.js';
 import { repairStep } from './repair-step.js';
@@ -22,6 +23,8 @@ export type ChatResult =
       kind: 'stream';
       /** Normalized chunks, usage chunk included (the caller decides whether the client gets it). */
       chunks: AsyncIterable<ChatChunk>;
+      /** The same chunks a batch at a time (what one upstream read brought); read one of the two, not both. */
+      batches: AsyncIterable<ChatChunk[]>;
       headers: Record<string, string>;
     };
 
@@ -55,21 +58,35 @@ export async function runChat(clientRequest: ChatRequest, input: ChatCallInput, 
     return { kind: 'json', completion: normalized.completion, headers };
   }
 
-  const normalized = normalizeStream(call.chunks, call.normalizeContext);
+  const upstream = call.batches;
+  const normalizer = createStreamNormalizer(call.normalizeContext);
   const recorder = new StreamAnswerRecorder(gateway, clientRequest, served, input.log, input.info.keyName);
-  async function* observed(): AsyncGenerator<ChatChunk> {
-    for await (const chunk of normalized.chunks) {
+  // Per batch: normalize, then record and time what the client gets; one async step per batch.
+  const observe = (out: ChatChunk[]): void => {
+    for (const chunk of out) {
       recorder.observe(chunk);
       if (chunk.choices.length > 0) telemetry.firstToken(served);
-      yield chunk;
     }
-    const mode = answerMode(normalized.report, call);
+  };
+  async function* observed(): AsyncGenerator<ChatChunk[]> {
+    for await (const batch of upstream) {
+      const out: ChatChunk[] = [];
+      for (const chunk of batch) normalizer.push(chunk, out);
+      observe(out);
+      if (out.length > 0) yield out;
+    }
+    const tail: ChatChunk[] = [];
+    normalizer.end(tail);
+    observe(tail);
+    if (tail.length > 0) yield tail;
+    const mode = answerMode(normalizer.report, call);
     input.info.toolMode = mode;
     input.info.usage = recorder.usage;
-    telemetry.answer(served, normalized.report, mode, recorder.usage, toolsDeclared);
+    telemetry.answer(served, normalizer.report, mode, recorder.usage, toolsDeclared);
     await recorder.finish();
   }
-  return { kind: 'stream', chunks: observed(), headers };
+  const batches = observed();
+  return { kind: 'stream', batches, chunks: flatten(batches), headers };
 }
 
 /** `prompt` when the tools went into the prompt; otherwise what the normalizer saw. */

@@ -15,7 +15,7 @@ export function registerChatCompletions(app: FastifyInstance, gateway: Gateway):
     const chat = parseChatRequest(request.body);
     const result = await runChat(chat, { requestId: request.id, headers: request.headers, signal: abort.signal, log: request.log, info, target: targetOf(request) }, gateway);
     if (result.kind === 'json') return reply.headers(result.headers).send(withRefusalField(result.completion));
-    await writeSse(reply, chatFrames(result.chunks, chat.stream_options?.include_usage === true), {
+    await writeSse(reply, chatFrames(result.batches, chat.stream_options?.include_usage === true), {
       headers: result.headers,
       abort,
       pingMs: gateway.loaded.config.server.ssePingMs,
@@ -33,20 +33,25 @@ function withRefusalField(completion: ChatCompletion): ChatCompletion {
   return completion;
 }
 
-async function* chatFrames(chunks: AsyncIterable<ChatChunk>, includeUsage: boolean): AsyncGenerator<string> {
-  for await (const chunk of chunks) {
-    // Usage goes to the client only when it asked (stream_options.include_usage); the gateway
-    // always asks upstream for it, for its own token and cost metrics.
-    // An unchanged upstream chunk goes out as the upstream's own bytes; others are serialized.
-    let text = rawJsonOf(chunk);
-    if (!includeUsage) {
-      if (chunk.choices.length === 0) continue;
-      if ('usage' in chunk) {
-        delete chunk.usage;
-        text = undefined;
+/** One string per batch: the frames of the chunks one upstream read brought go out in one write. */
+async function* chatFrames(batches: AsyncIterable<ChatChunk[]>, includeUsage: boolean): AsyncGenerator<string> {
+  for await (const batch of batches) {
+    let frames = '';
+    for (const chunk of batch) {
+      // Usage goes to the client only when it asked (stream_options.include_usage); the gateway
+      // always asks upstream for it, for its own token and cost metrics.
+      // An unchanged upstream chunk goes out as the upstream's own bytes; others are serialized.
+      let text = rawJsonOf(chunk);
+      if (!includeUsage) {
+        if (chunk.choices.length === 0) continue;
+        if ('usage' in chunk) {
+          delete chunk.usage;
+          text = undefined;
+        }
       }
+      frames += sseData(text ?? JSON.stringify(chunk));
     }
-    yield sseData(text ?? JSON.stringify(chunk));
+    if (frames !== '') yield frames;
   }
   yield sseData('[DONE]');
 }
