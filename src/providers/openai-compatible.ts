@@ -2,6 +2,7 @@ import type { ChatChunk, ChatCompletion, ChatRequest } from '../api/chat-types.j
 import { withRawJson } from '../api/raw-json.js';
 import { errors } from '../errors.js';
 import { batchedChunks } from './chunk-batches.js';
+import { chunkReadStats, ContentTemplate } from './chunk-template.js';
 import { readSse, readSseBatches } from './sse-reader.js';
 import { checkedChunk, checkedCompletion } from './upstream-shapes.js';
 import type { NativeResponses, ProviderAdapter, ProviderCallContext, ProviderCapabilities, ProviderSettings, SseEvent } from './types.js';
@@ -45,8 +46,7 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
 
   async stream(request: ChatRequest, context: ProviderCallContext): Promise<AsyncIterable<ChatChunk>> {
     const response = await this.post('/chat/completions', { ...request, model: context.upstreamModel, stream: true }, context, true);
-    const provider = this.settings.name;
-    return batchedChunks(readSseBatches(response.body, (error) => this.client.mapError(error, 'body'), (event) => parseChunk(provider, event)));
+    return batchedChunks(readSseBatches(response.body, (error) => this.client.mapError(error, 'body'), streamChunkReader(this.settings.name)));
   }
 
   private async postJson(path: string, body: Record<string, unknown>, context: ProviderCallContext): Promise<Record<string, unknown>> {
@@ -97,6 +97,23 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
   async close(): Promise<void> {
     await this.client.close();
   }
+}
+
+/**
+ * Reads one stream's events into chunks that remember the upstream's text (relayed byte for byte
+ * when unchanged). A content event shaped like one already parsed is recognized from its text
+ * (chunk-template.ts); `templates: false` parses and checks every event (the reference in tests).
+ */
+export function streamChunkReader(provider: string, templates = true): (event: SseEvent) => ChatChunk {
+  const template = new ContentTemplate();
+  return (event) => {
+    const known = templates ? template.match(event.data) : undefined;
+    if (known !== undefined) return withRawJson(known, event.data);
+    const chunk = parseChunk(provider, event);
+    chunkReadStats.parsed++;
+    if (templates) template.learn(chunk, event.data);
+    return chunk;
+  };
 }
 
 /** One upstream event as a checked chunk that remembers the upstream's text (relayed byte for byte when unchanged). */
