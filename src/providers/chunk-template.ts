@@ -1,58 +1,83 @@
-import type { ChatChunk, ChunkChoice } from '../api/chat-types.js';
+import type { ChatChunk } from '../api/chat-types.js';
 
-// Most events of a stream are the same bytes but for one string: the content token. Once one such
-// event was parsed, the next ones are recognized from their raw text — the same text before and
-// after the content string, a well-formed JSON string between — and their chunk is built from the
-// parsed one with the new content, without parsing or checking the event again. The chunk built
-// equals what JSON.parse would have returned (same keys, same order, same values), so everything
-// downstream (normalization, the text-call extractor, metrics, the recorder, byte-for-byte relay)
-// behaves exactly as for a parsed event. Anything else (tool calls, finish, usage, another shape,
-// an escape the quick check does not take) is parsed and checked as before.
-
-const KEY = '"content":';
+// Most events of a stream are the same bytes but for one string: the content token, or the next
+// fragment of a tool call's arguments. Once one such event was parsed, the next ones are recognized
+// from their raw text — the same text before and after that string, one well-formed JSON string
+// between — and their chunk is built from the parsed one with the new string, without parsing or
+// checking the event again. The chunk built equals what JSON.parse would have returned (same keys,
+// same order, same values), so everything downstream (normalization of calls and text calls,
+// metrics, the recorder, byte-for-byte relay) does exactly what it does for a parsed event.
+// Anything else (a call's first delta, finish, usage, another shape, an escape the quick check
+// does not take) is parsed and checked as before.
 
 /** How many events were parsed and checked, and how many were recognized from their text. */
 export const chunkReadStats = { parsed: 0, templated: 0 };
 
-export class ContentTemplate {
-  private prefix = '';
-  private suffix = '';
-  private base: ChatChunk | undefined;
-  private choice: ChunkChoice | undefined;
+/** A learned event: its text before and after the one string that changes, and how to rebuild the chunk around a new value. */
+interface Template {
+  prefix: string;
+  suffix: string;
+  rebuild: (value: string) => ChatChunk;
+}
 
-  /** The chunk for `raw` when it is the learned event with another content string; undefined otherwise. */
+/** Per stream: one template for content deltas, one for tool-call argument fragments. */
+export class ChunkTemplates {
+  private content: Template | undefined;
+  private args: Template | undefined;
+
+  /** The chunk for `raw` when it is a learned event with another string in its slot; undefined otherwise. */
   match(raw: string): ChatChunk | undefined {
-    const base = this.base;
-    if (base === undefined) return undefined;
-    const { prefix, suffix } = this;
-    const end = raw.length - suffix.length;
-    if (end - prefix.length < 2 || !raw.startsWith(prefix) || !raw.endsWith(suffix)) return undefined;
-    const content = stringLiteral(raw, prefix.length, end);
-    if (content === undefined) return undefined;
-    const choice = this.choice as ChunkChoice;
-    chunkReadStats.templated++;
-    return { ...base, choices: [{ ...choice, delta: { ...choice.delta, content } }] };
+    const chunk = (this.content && fill(this.content, raw)) ?? (this.args && fill(this.args, raw));
+    if (chunk !== undefined) chunkReadStats.templated++;
+    return chunk;
   }
 
-  /** Remembers a parsed chunk as the template when it is a plain content delta whose content string can be found in `raw`. */
+  /** Remembers a parsed chunk as a template when it is a single content delta or a single argument fragment whose string can be found in `raw`. */
   learn(chunk: ChatChunk, raw: string): void {
-    if (chunk.choices.length !== 1) return;
+    if (chunk.choices.length !== 1 || !flat(chunk, 'choices')) return;
     const choice = chunk.choices[0];
-    const content = choice.delta.content;
-    if (typeof content !== 'string' || !flat(chunk, 'choices') || !flat(choice, 'delta') || !flat(choice.delta, '')) return;
-    // One `"content":` in the whole text: inside a string every quote is escaped, so the one found
-    // (unescaped) is a key, and the only object with that key here is the delta.
-    const at = raw.indexOf(KEY);
-    if (at < 0 || raw.indexOf(KEY, at + 1) >= 0 || (at > 0 && raw[at - 1] === '\\')) return;
-    let start = at + KEY.length;
-    while (raw[start] === ' ' || raw[start] === '\t' || raw[start] === '\n' || raw[start] === '\r') start++;
-    const end = literalEnd(raw, start);
-    if (end === undefined || stringLiteral(raw, start, end) !== content) return;
-    this.prefix = raw.slice(0, start);
-    this.suffix = raw.slice(end);
-    this.base = chunk;
-    this.choice = choice;
+    const delta = choice.delta;
+    if (!flat(choice, 'delta')) return;
+    const calls = delta.tool_calls;
+    if (calls === undefined || calls === null) {
+      if (typeof delta.content !== 'string' || !flat(delta, '')) return;
+      const template = locate(raw, '"content":', delta.content, (content) => ({ ...chunk, choices: [{ ...choice, delta: { ...delta, content } }] }));
+      if (template) this.content = template;
+      return;
+    }
+    if (!Array.isArray(calls) || calls.length !== 1 || !flat(delta, 'tool_calls')) return;
+    const call = calls[0];
+    const fn = call.function;
+    if (!flat(call, 'function') || fn === undefined || typeof fn.arguments !== 'string' || !flat(fn, '')) return;
+    const template = locate(raw, '"arguments":', fn.arguments, (value) => ({
+      ...chunk,
+      choices: [{ ...choice, delta: { ...delta, tool_calls: [{ ...call, function: { ...fn, arguments: value } }] } }],
+    }));
+    if (template) this.args = template;
   }
+}
+
+function fill(template: Template, raw: string): ChatChunk | undefined {
+  const { prefix, suffix } = template;
+  const end = raw.length - suffix.length;
+  if (end - prefix.length < 2 || !raw.startsWith(prefix) || !raw.endsWith(suffix)) return undefined;
+  const value = stringLiteral(raw, prefix.length, end);
+  return value === undefined ? undefined : template.rebuild(value);
+}
+
+/**
+ * Where `value` sits in `raw`, as the string after the one `key` in the whole text: inside a JSON
+ * string every quote is escaped, so an unescaped `"key":` is a key, and the flat-checked chunk has
+ * that key in one object only. Undefined when the key occurs twice or the string found differs.
+ */
+function locate(raw: string, key: string, value: string, rebuild: (value: string) => ChatChunk): Template | undefined {
+  const at = raw.indexOf(key);
+  if (at < 0 || raw.indexOf(key, at + 1) >= 0 || (at > 0 && raw[at - 1] === '\\')) return undefined;
+  let start = at + key.length;
+  while (raw[start] === ' ' || raw[start] === '\t' || raw[start] === '\n' || raw[start] === '\r') start++;
+  const end = literalEnd(raw, start);
+  if (end === undefined || stringLiteral(raw, start, end) !== value) return undefined;
+  return { prefix: raw.slice(0, start), suffix: raw.slice(end), rebuild };
 }
 
 /** Every value of `object` but the one under `except` is a string, number, boolean or null (nothing shared between built chunks). */

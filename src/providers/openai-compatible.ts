@@ -2,7 +2,7 @@ import type { ChatChunk, ChatCompletion, ChatRequest } from '../api/chat-types.j
 import { withRawJson } from '../api/raw-json.js';
 import { errors } from '../errors.js';
 import { batchedChunks } from './chunk-batches.js';
-import { chunkReadStats, ContentTemplate } from './chunk-template.js';
+import { ChunkTemplates, chunkReadStats } from './chunk-template.js';
 import { readSse, readSseBatches } from './sse-reader.js';
 import { checkedChunk, checkedCompletion } from './upstream-shapes.js';
 import type { NativeResponses, ProviderAdapter, ProviderCallContext, ProviderCapabilities, ProviderSettings, SseEvent } from './types.js';
@@ -101,11 +101,11 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
 
 /**
  * Reads one stream's events into chunks that remember the upstream's text (relayed byte for byte
- * when unchanged). A content event shaped like one already parsed is recognized from its text
+ * when unchanged). A content or argument event shaped like one already parsed is recognized from its text
  * (chunk-template.ts); `templates: false` parses and checks every event (the reference in tests).
  */
 export function streamChunkReader(provider: string, templates = true): (event: SseEvent) => ChatChunk {
-  const template = new ContentTemplate();
+  const template = new ChunkTemplates();
   return (event) => {
     const known = templates ? template.match(event.data) : undefined;
     if (known !== undefined) return withRawJson(known, event.data);

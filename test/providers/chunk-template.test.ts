@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import t from 'tap';
 import type { ChatChunk } from '../../src/api/chat-types.js';
-import { ContentTemplate } from '../../src/providers/chunk-template.js';
+import { ChunkTemplates } from '../../src/providers/chunk-template.js';
 
 // A content event recognized from its text must give exactly the chunk JSON.parse gives (same keys,
 // same order, same values), and anything that is not the learned event with another content string
@@ -16,8 +16,8 @@ const chunk = (content: unknown, extra: Record<string, unknown> = {}, choiceExtr
   ...extra,
 });
 
-function learned(raw: string): ContentTemplate {
-  const template = new ContentTemplate();
+function learned(raw: string): ChunkTemplates {
+  const template = new ChunkTemplates();
   template.learn(JSON.parse(raw) as ChatChunk, raw);
   return template;
 }
@@ -55,7 +55,18 @@ t.test('events that are not the learned one with another content string are left
   for (const [name, raw] of Object.entries(others)) t.equal(template.match(raw), undefined, name);
 });
 
-t.test('only plain content deltas become templates', async (t) => {
+t.test('argument fragments of one call are recognized the same way', async (t) => {
+  const fragment = (args: string, call: Record<string, unknown> = {}): string => JSON.stringify(chunk(null, {}, { delta: { tool_calls: [{ index: 0, function: { arguments: args }, ...call }] } }));
+  const template = learned(fragment('{"ci'));
+  for (const args of ['ty": "Paris"', '}', '', '\\"quoted\\"']) {
+    const raw = fragment(args);
+    t.equal(JSON.stringify(template.match(raw)), JSON.stringify(JSON.parse(raw)), `recognized: ${JSON.stringify(args)}`);
+  }
+  t.equal(template.match(fragment('x', { id: 'call_1', type: 'function' })), undefined, "a call's first delta (id, name) is parsed");
+  t.equal(learned(fragment('x', { function: { name: 'f', arguments: 'x', extra: { a: 1 } } })).match(fragment('y')), undefined, 'nested objects: no template');
+});
+
+t.test('only single content deltas and single argument fragments become templates', async (t) => {
   const usage = JSON.stringify({ ...chunk('x'), choices: [], usage: { prompt_tokens: 1 } });
   const cases = {
     'usage only': usage,
@@ -72,7 +83,7 @@ t.test('only plain content deltas become templates', async (t) => {
 
 t.test('property: whatever is recognized equals JSON.parse of the same text', async () => {
   const text = fc.string({ unit: 'binary', maxLength: 12 });
-  const shape = fc.record({ id: text, model: text, content: text, extra: fc.option(fc.constantFrom('usage', 'fingerprint', 'role')), ascii: fc.boolean() });
+  const shape = fc.record({ id: text, model: text, content: text, extra: fc.option(fc.constantFrom('usage', 'fingerprint', 'role', 'args')), ascii: fc.boolean() });
   const middle = fc.oneof(
     text.map((s) => JSON.stringify(s)),
     text,
@@ -86,6 +97,7 @@ t.test('property: whatever is recognized equals JSON.parse of the same text', as
         if (s.extra === 'usage') return { ...base, usage: null };
         if (s.extra === 'fingerprint') return { ...base, system_fingerprint: 'fp_1' };
         if (s.extra === 'role') return { ...base, choices: [{ index: 0, delta: { role: 'assistant', content }, finish_reason: null }] };
+        if (s.extra === 'args') return { ...base, choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: content } }] }, finish_reason: null }] };
         return base;
       };
       const encode = s.ascii ? asciiJson : JSON.stringify;
@@ -96,7 +108,8 @@ t.test('property: whatever is recognized equals JSON.parse of the same text', as
       const built = template.match(again);
       if (JSON.stringify(built) !== JSON.stringify(JSON.parse(again))) throw new Error(`not equal for ${again}`);
       // Any text between the learned prefix and suffix: recognized only when it parses to the same.
-      const at = first.indexOf('"content":') + '"content":'.length;
+      const key = s.extra === 'args' ? '"arguments":' : '"content":';
+      const at = first.indexOf(key) + key.length;
       const tail = first.slice(at + encode(s.content).length);
       const spliced = first.slice(0, at) + mid + tail;
       const guess = template.match(spliced);

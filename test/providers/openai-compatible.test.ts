@@ -61,21 +61,20 @@ t.test('plain content events are not parsed again; role, finish and usage events
   t.same(got, [...events, '[DONE]'], 'the client gets the upstream bytes, event for event');
 });
 
-t.test('events carrying a call, an opener or usage still go through the full path', async (t) => {
+t.test('events carrying a call, an opener, finish or usage still go through the full path', async (t) => {
   const native = [
     event({ role: 'assistant', content: null }),
     event({ tool_calls: [{ index: 0, id: 'call_abc', type: 'function', function: { name: 'get_weather', arguments: '' } }] }),
-    event({ tool_calls: [{ index: 0, function: { arguments: '{"city":' } }] }),
-    event({ tool_calls: [{ index: 0, function: { arguments: '"SF"}' } }] }),
+    ...['{"ci', 'ty":', ' "S', 'F"}'].map((args) => event({ tool_calls: [{ index: 0, function: { arguments: args } }] })),
     event({}, 'tool_calls'),
     usageEvent,
   ];
   const gw = await gatewayWith(native, t);
   let before = { ...chunkReadStats };
   const got = await streamThrough(gw.url);
-  t.equal(chunkReadStats.parsed - before.parsed, native.length, 'every tool-call, finish and usage event parsed and checked');
-  t.equal(chunkReadStats.templated - before.templated, 0);
-  t.match(got.join(''), /"arguments":"\\"SF\\"}"/);
+  t.equal(chunkReadStats.parsed - before.parsed, 5, "parsed and checked: role, the call's first delta (id, name), the first argument fragment, finish, usage");
+  t.equal(chunkReadStats.templated - before.templated, 3, 'the other argument fragments recognized from their text');
+  t.same(got, [...native, '[DONE]'], 'relayed byte for byte (the names and ids need no change)');
 
   // A call written as text: the events are recognized from their text, and the normalizer still
   // finds the call in their content.
@@ -124,6 +123,25 @@ t.test('property: the fast path gives the client what parsing every event gives,
         if (fast !== slow) t.equal(fast, slow, `${JSON.stringify(text.slice(0, 40))} shape ${s} round ${round}`);
         compared++;
       }
+    }
+  }
+  // Native calls: each expected call of the cases streamed as a header and random argument fragments.
+  for (const [n, call] of CASES.flatMap((c) => c.calls ?? []).entries()) {
+    for (const [s, shape] of shapes.entries()) {
+      const args = smallDeltas(JSON.stringify(call.args), prng(n * 7 + s));
+      const events = [
+        shape({ role: 'assistant', content: null }, null),
+        shape({ tool_calls: [{ index: 0, id: `call_${n}`, type: 'function', function: { name: call.name, arguments: '' } }] }, null),
+        ...args.map((fragment) => shape({ tool_calls: [{ index: 0, function: { arguments: fragment } }] }, null)),
+        shape({}, 'tool_calls'),
+        usageEvent,
+      ];
+      const before = chunkReadStats.templated;
+      const fast = clientFrames(events, true);
+      templated += chunkReadStats.templated - before;
+      const slow = clientFrames(events, false);
+      if (fast !== slow) t.equal(fast, slow, `native ${call.name} shape ${s}`);
+      compared++;
     }
   }
   t.ok(compared > 100, `${compared} streams compared`);
