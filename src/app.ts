@@ -24,7 +24,10 @@ import { registerMetrics } from './routes/metrics.js';
 import { registerModels } from './routes/models.js';
 import { registerResponses } from './routes/responses.js';
 import type { ResponseStore } from './responses/store.js';
-import { endpointOf, peekRequestInfo } from './routes/request-context.js';
+import { endpointOf, isPipelineRoute, peekRequestInfo } from './routes/request-context.js';
+import { Inspector } from './inspector/index.js';
+import { registerInspectorApi } from './routes/inspector.js';
+import { registerInspectorPage } from './routes/inspector-page.js';
 import { createState } from './state/index.js';
 
 export interface BuildOptions {
@@ -72,9 +75,12 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions): Pro
     resilience: new Resilience(config, options.logger),
   };
 
+  const inspector = config.inspector.enabled ? new Inspector(config.inspector, gateway.auth.redact, options.logger as FastifyBaseLogger) : undefined;
+
   // Store sizes from the stores' own accounting, read at scrape time.
   metrics.watchStore('responses', () => gateway.responseStore.stats?.());
   metrics.watchStore('ledger', () => gateway.ledger.stats?.());
+  if (inspector) metrics.watchStore('inspector', () => inspector.store.stats);
 
   const app = Fastify({
     loggerInstance: options.logger as FastifyBaseLogger,
@@ -108,7 +114,8 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions): Pro
   });
 
   app.addHook('onRequest', async (request, reply) => {
-    reply.header('x-request-id', request.id);
+    // On the raw response too: SSE replies write their head themselves (http/sse.ts).
+    reply.raw.setHeader('x-request-id', request.id);
     const started = performance.now();
     // One log line per request, written when the response is done (JSON or SSE, even hijacked).
     reply.raw.once('close', () => {
@@ -122,6 +129,9 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions): Pro
         durationSeconds: latencyMs / 1000,
         ...(info?.llmCalls ? { upstreamSeconds: info.upstreamSeconds } : {}),
       });
+      if (info && inspector && isPipelineRoute(request)) {
+        inspector.record(info, { id: request.id, method: request.method, path: request.url.split('?')[0], status, aborted, latencyMs });
+      }
       if (!options.logger.isLevelEnabled('info')) return;
       request.log.info(
         {
@@ -131,8 +141,7 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions): Pro
           status,
           latencyMs,
           ...(aborted ? { clientAborted: true } : {}),
-          ...(info?.keyName ? { keyName: info.keyName } : {}),
-          ...(info ? { model: info.model, provider: info.provider, upstreamModel: info.upstreamModel, stream: info.stream, usage: info.usage, repairs: info.repairs, toolMode: info.toolMode, llmCalls: info.llmCalls, error: info.error } : {}),
+          ...info?.logFields(),
         },
         'request',
       );
@@ -144,7 +153,7 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions): Pro
     // Read the rest of an oversized body first: closing mid-upload resets the connection (drain-body.ts).
     if (mapped.status === 413) await drainBody(request.raw, config.server.bodyDrainBytes);
     const info = peekRequestInfo(request);
-    if (info) info.error = mapped.message;
+    info?.failed(mapped.message);
     if (mapped.status >= 500 && mapped.code === 'internal_error') request.log.error({ err: error }, 'unhandled error');
     const body = mapped.toBody();
     body.error.message = gateway.auth.redact(body.error.message); // upstreams may quote the key they got
@@ -164,6 +173,10 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions): Pro
   registerResponses(app, gateway);
   registerLint(app, gateway);
   registerMetrics(app, gateway);
+  if (inspector) {
+    registerInspectorApi(app, gateway, inspector);
+    registerInspectorPage(app, gateway, inspector);
+  }
 
   app.addHook('onClose', async () => {
     readiness.ready = false;

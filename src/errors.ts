@@ -79,6 +79,16 @@ export const errors = {
       param: 'model',
       code: 'model_not_found',
     }),
+  // Raised by Node's HTTP parser before a request exists (src/http/server-timeouts.ts writes them to the socket).
+  requestTimeout: (headersTimeoutMs: number, requestTimeoutMs: number) =>
+    new GatewayError(
+      408,
+      'invalid_request_error',
+      `The request was not received in time (headers within ${headersTimeoutMs} ms, the whole request within ${requestTimeoutMs} ms).`,
+      { code: 'request_timeout' },
+    ),
+  headersTooLarge: () => new GatewayError(431, 'invalid_request_error', 'The request headers are too large.', { code: 'headers_too_large' }),
+  malformedHttp: () => new GatewayError(400, 'invalid_request_error', 'Malformed HTTP request.', { code: 'bad_request' }),
   routeNotFound: (method: string, url: string) =>
     new GatewayError(404, 'invalid_request_error', `Unknown request URL: ${method} ${url}.`, { code: 'unknown_url' }),
   methodNotAllowed: (method: string, url: string) =>
@@ -210,6 +220,13 @@ export const errors = {
     new GatewayError(503, 'server_error', 'The response store is unavailable; conversation state could not be read or written.', {
       code: 'response_store_unavailable',
     }),
+  // The request inspector (docs/inspector.md).
+  inspectorForbidden: () =>
+    new GatewayError(403, 'permission_error', 'The request inspector answers loopback clients only: configure gateway keys, or set inspector.public: true.', {
+      code: 'inspector_forbidden',
+    }),
+  requestRecordNotFound: (id: string) =>
+    new GatewayError(404, 'invalid_request_error', `No inspector record with id '${id.slice(0, 200)}'.`, { param: 'id', code: 'request_not_found' }),
   internal: (message = 'The gateway hit an internal error; the request was not completed.') =>
     new GatewayError(500, 'server_error', message, { code: 'internal_error' }),
   shuttingDown: () =>

@@ -58,7 +58,7 @@ export function registerGuards(app: FastifyInstance, gateway: Gateway): void {
     if (!key) return;
     if (model && !key.allows(model)) throw errors.modelNotAllowed(model.requested, key.name);
     await limiter.admit(key);
-    if (isPipelineRoute(request)) requestInfoOf(request, endpointOf(request)).keyName = key.name;
+    if (isPipelineRoute(request)) requestInfoOf(request, endpointOf(request)).authenticated(key.name);
   });
 }
 

@@ -192,6 +192,23 @@ export const stateSchema = z
     }
   });
 
+// The request inspector (/inspector and GET /v1/toolgate/requests): off unless enabled; per instance.
+export const inspectorSchema = z
+  .object({
+    enabled: z.boolean().default(false),
+    /** Byte budget of the record ring (bytes of the records' JSON, every gateway key together). */
+    maxBytes: z.number().int().positive().default(16 * 1024 * 1024),
+    /** A record larger than this drops its diffs and text first, then is cut to its summary. */
+    maxRecordBytes: z.number().int().min(4_096).default(256 * 1024),
+    /** Store message text and arguments; off: lengths and a short hash only. */
+    captureContent: z.boolean().default(false),
+    /** Gateway key names that see every key's records (other keys see their own). */
+    adminKeys: z.array(z.string()).default([]),
+    /** With no gateway keys configured: answer clients beyond loopback too. */
+    public: z.boolean().default(false),
+  })
+  .strict();
+
 export const configSchema = z
   .object({
     server: serverSchema.default(serverSchema.parse({})),
@@ -206,6 +223,7 @@ export const configSchema = z
     auth: authSchema.default(authSchema.parse({})),
     limits: limitsSchema.default(limitsSchema.parse({})),
     state: stateSchema.default(stateSchema.parse({})),
+    inspector: inspectorSchema.default(inspectorSchema.parse({})),
   })
   .strict()
   .superRefine((config, ctx) => {
@@ -238,3 +256,4 @@ export type GatewayKeyConfig = z.infer<typeof gatewayKeySchema>;
 export type AuthConfig = z.infer<typeof authSchema>;
 export type LimitsConfig = z.infer<typeof limitsSchema>;
 export type StateConfig = z.infer<typeof stateSchema>;
+export type InspectorConfig = z.infer<typeof inspectorSchema>;

@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { GatewayConfig } from '../config/schema.js';
-import { GatewayError } from '../errors.js';
+import { errors } from '../errors.js';
 
 // Request timeouts for the HTTP server. Node checks them on a timer (connectionsCheckingInterval,
 // 30 s by default), so the interval follows the shortest timeout. There is deliberately no socket
@@ -31,10 +31,10 @@ function answerClientError(error: Error & { code?: string }, socket: Socket, hea
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   const mapped =
     error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-      ? new GatewayError(408, 'invalid_request_error', `The request was not received in time (headers within ${headersTimeout} ms, the whole request within ${requestTimeout} ms).`, { code: 'request_timeout' })
+      ? errors.requestTimeout(headersTimeout, requestTimeout)
       : error.code === 'HPE_HEADER_OVERFLOW'
-        ? new GatewayError(431, 'invalid_request_error', 'The request headers are too large.', { code: 'headers_too_large' })
-        : new GatewayError(400, 'invalid_request_error', 'Malformed HTTP request.', { code: 'bad_request' });
+        ? errors.headersTooLarge()
+        : errors.malformedHttp();
   if (socket.writable) {
     const body = JSON.stringify(mapped.toBody());
     socket.write(`HTTP/1.1 ${mapped.status} ${STATUS_CODES[mapped.status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n${body}`);

@@ -181,7 +181,7 @@ export function createMetrics(options: MetricsOptions): Metrics {
     },
 
     taskCall(taskKey: string, calls = 1) {
-      tasks.call(taskKey, calls);
+      return tasks.call(taskKey, calls);
     },
     taskEnd(taskKey: string) {
       tasks.end(taskKey);

@@ -107,7 +107,8 @@ export class TaskTracker {
     return this.tasks.size;
   }
 
-  call(key: string, calls = 1): void {
+  /** Returns the task's call count so far. */
+  call(key: string, calls = 1): number {
     const now = this.now();
     const task = this.tasks.get(key);
     if (task) {
@@ -115,11 +116,12 @@ export class TaskTracker {
       task.calls += calls;
       task.lastCall = now;
       this.tasks.set(key, task);
-      return;
+      return task.calls;
     }
     if (this.tasks.size >= this.options.maxTasks) this.evictOldest();
     this.tasks.set(key, { calls, lastCall: now });
     this.startSweeper();
+    return calls;
   }
 
   end(key: string): void {

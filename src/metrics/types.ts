@@ -150,13 +150,14 @@ export interface Metrics {
   unknownToolName(count?: number): void;
   invalidToolArguments(count?: number): void;
   /** One more LLM call for the task (see taskKeyFor). */
-  taskCall(taskKey: string, calls?: number): void;
+  /** Adds calls to the task; returns its LLM-call count so far. */
+  taskCall(taskKey: string, calls?: number): number;
   /** A final answer without tool calls: observe the task's call count and forget it. */
   taskEnd(taskKey: string): void;
   /** USD accumulated since start, optionally for one provider and/or model label. */
   costFor(filter?: { provider?: string; model?: string }): number;
   /** A state store to report at every scrape (toolgate_state_bytes / _entries / _max_bytes / _rejected_total{store}). */
-  watchStore(store: 'responses' | 'ledger', read: () => { bytes?: number; entries?: number; maxBytes?: number; rejected: number } | undefined): void;
+  watchStore(store: 'responses' | 'ledger' | 'inspector', read: () => { bytes?: number; entries?: number; maxBytes?: number; rejected: number } | undefined): void;
   /** Called on every costed answer (e.g. for daily budgets); returns an unsubscribe function. */
   onCost(listener: CostListener): () => void;
   render(): Promise<string>;

@@ -1,13 +1,13 @@
-import type { ChatChunk, ChatCompletion, ChatRequest } from '../api/chat-types.js';
+import type { ChatChunk, ChatCompletion, ChatRequest, ToolCall } from '../api/chat-types.js';
 import type { Gateway } from '../gateway.js';
 import type { ResponseMode } from '../metrics/index.js';
 import { normalizeCompletion, type NormalizeReport } from '../toolcalls/normalize.js';
-import { flatten } from '../providers/chunk-batches.js';
+import { batchesOf, flatten } from '../providers/chunk-batches.js';
 import { createStreamNormalizer } from '../toolcalls/normalize-stream.js';
 import { providerContext } from './provider-context.js';
 import { recordAnswer, StreamAnswerRecorder } from './record.js';
 import { repairStep } from './repair-step.js';
-import { targetFor, type ChatCallInput } from './request-info.js';
+import { keepUpstreamText, targetFor, type AnswerNote, type ChatCallInput } from './request-info.js';
 import { RequestTelemetry, taskHeaderOf } from './telemetry.js';
 import { callUpstream, type UpstreamCall } from './upstream-step.js';
 
@@ -29,12 +29,12 @@ export type ChatResult =
     };
 
 export async function runChat(clientRequest: ChatRequest, input: ChatCallInput, gateway: Gateway): Promise<ChatResult> {
-  input.info.model = clientRequest.model;
-  input.info.stream = clientRequest.stream === true;
+  input.info.requested(clientRequest.model, clientRequest.stream === true);
 
   const repaired = await repairStep(clientRequest, gateway, input.log, gateway.repairOptions, input.info.keyName);
   const target = targetFor(clientRequest.model, input, gateway.router);
-  if (repaired.header) input.info.repairs = repaired.header;
+  input.info.repaired({ target: 'messages', findings: repaired.findings, before: clientRequest.messages, after: repaired.request.messages });
+  input.info.repairHeaders(repaired.header, repaired.warnings);
   const context = providerContext(target, input, gateway);
   const headers: Record<string, string> = {};
   if (repaired.header) headers['x-toolgate-repairs'] = repaired.header;
@@ -50,15 +50,16 @@ export async function runChat(clientRequest: ChatRequest, input: ChatCallInput, 
     telemetry.firstToken(served);
     const normalized = normalizeCompletion(call.completion, call.normalizeContext);
     const mode = answerMode(normalized.report, call);
-    input.info.toolMode = mode;
-    input.info.usage = normalized.completion.usage;
+    input.info.answered({ mode, usage: normalized.completion.usage, report: normalized.report, ...answerText(call.completion, normalized.completion) });
     headers['x-toolgate-tool-mode'] = mode;
     telemetry.answer(served, normalized.report, mode, normalized.completion.usage, toolsDeclared);
     await recordAnswer(gateway, clientRequest, normalized.completion, served, input.log, input.info.keyName);
     return { kind: 'json', completion: normalized.completion, headers };
   }
 
-  const upstream = call.batches;
+  // With the inspector on, the upstream's own text is kept (bounded) to show a text call's raw span
+  // (chunk by chunk: the inspector is off unless enabled).
+  const upstream = gateway.loaded.config.inspector.enabled ? batchesOf(keepUpstreamText(flatten(call.batches), input.info)) : call.batches;
   const normalizer = createStreamNormalizer(call.normalizeContext);
   const recorder = new StreamAnswerRecorder(gateway, clientRequest, served, input.log, input.info.keyName);
   // Per batch: normalize, then record and time what the client gets; one async step per batch.
@@ -80,8 +81,7 @@ export async function runChat(clientRequest: ChatRequest, input: ChatCallInput, 
     observe(tail);
     if (tail.length > 0) yield tail;
     const mode = answerMode(normalizer.report, call);
-    input.info.toolMode = mode;
-    input.info.usage = recorder.usage;
+    input.info.answered({ mode, usage: recorder.usage, report: normalizer.report, clientText: recorder.answer.content, calls: recorder.answer.calls.map(callOf) });
     telemetry.answer(served, normalizer.report, mode, recorder.usage, toolsDeclared);
     await recorder.finish();
   }
@@ -93,4 +93,19 @@ export async function runChat(clientRequest: ChatRequest, input: ChatCallInput, 
 function answerMode(report: NormalizeReport, call: UpstreamCall): ResponseMode {
   if (report.mode === 'none') return 'none';
   return call.promptMode ? 'prompt' : report.mode;
+}
+
+/** Choice 0's text before and after normalization, and its calls, for the request journal. */
+function answerText(upstream: ChatCompletion, normalized: ChatCompletion): Pick<AnswerNote, 'upstreamText' | 'clientText' | 'calls'> {
+  const before = upstream.choices[0]?.message;
+  const after = normalized.choices[0]?.message;
+  return {
+    upstreamText: typeof before?.content === 'string' ? before.content : undefined,
+    clientText: typeof after?.content === 'string' ? after.content : undefined,
+    calls: (after?.tool_calls ?? []).map(callOf),
+  };
+}
+
+function callOf(call: ToolCall): { name: string; arguments: string } {
+  return { name: call.function?.name ?? '', arguments: typeof call.function?.arguments === 'string' ? call.function.arguments : '' };
 }

@@ -13,8 +13,7 @@ import type { ChatCallInput } from './request-info.js';
  */
 export function providerContext(target: ResolvedModel, input: ChatCallInput, gateway: Gateway): ProviderCallContext {
   const settings = target.provider.settings;
-  input.info.provider = settings.name;
-  input.info.upstreamModel = target.upstreamModel;
+  input.info.routed(settings.name, target.upstreamModel);
   if (requiresKey(settings) && !settings.apiKey) {
     throw errors.providerKeyMissing(settings.name, settings.apiKeyEnv ?? `the apiKey of provider '${settings.name}'`);
   }

@@ -77,6 +77,11 @@ export class StreamAnswerRecorder {
     }
   }
 
+  /** Choice 0 as rebuilt so far (the request journal reads it at the end). */
+  get answer(): { content: string; calls: readonly ToolCall[] } {
+    return { content: this.content, calls: this.calls.filter(Boolean) };
+  }
+
   async finish(): Promise<void> {
     const calls = this.calls.filter(Boolean);
     if (calls.length === 0) return;

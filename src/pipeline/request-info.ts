@@ -1,28 +1,209 @@
 import type { FastifyBaseLogger as Logger } from 'fastify';
-import type { Usage } from '../api/chat-types.js';
+import type { ChatChunk, Usage } from '../api/chat-types.js';
+import type { Finding } from '../repair/types.js';
 import type { ModelRouter, ResolvedModel } from '../routing/router.js';
 import type { Endpoint } from '../metrics/index.js';
+import type { NormalizeReport } from '../toolcalls/normalize-shared.js';
 
-/** What one request did, filled in along the pipeline; logged as one line when it ends. */
-export interface RequestInfo {
-  endpoint: Endpoint;
-  model?: string;
-  provider?: string;
-  upstreamModel?: string;
-  stream?: boolean;
-  usage?: Usage;
-  repairs?: string;
-  toolMode?: string;
-  llmCalls: number;
-  /** Seconds spent waiting on upstreams (for the gateway-overhead metric). */
-  upstreamSeconds: number;
+// The request journal: what one request did, filled in along the pipeline through the named
+// methods below (no step assigns its fields). Read once at the end by the access log line
+// (logFields) and, when the inspector is on, by src/inspector/record.ts.
+
+/** Where a repair pass worked: the chat messages, or the Responses input items. */
+export type RepairTarget = 'messages' | 'input';
+
+/** One set of repairs with the list before and after it (references; rendered only when inspected). */
+export interface RepairNote {
+  target: RepairTarget;
+  findings: readonly Finding[];
+  before: readonly unknown[];
+  after: readonly unknown[];
+}
+
+/** One call upstream of the retry / fallback chain. */
+export interface AttemptNote {
+  provider: string;
+  model: string;
+  /** 1-based attempt on this target. */
+  attempt: number;
+  /** success, retried, fallback, aborted, or the failure's outcome label. */
+  outcome: string;
+  status?: number;
+  errorKind?: string;
   error?: string;
-  /** Name of the gateway key that authenticated the request (limits, budgets, fallbacks it may use). */
-  keyName?: string;
+  /** Milliseconds from the request's start to the attempt's start, and the attempt's duration. */
+  startMs: number;
+  durationMs: number;
+}
+
+/** An answer's tool calls, as the normalizer produced them, with the upstream text they came from. */
+export interface AnswerNote {
+  mode: string;
+  usage?: Usage;
+  report: NormalizeReport;
+  /** The upstream's own text of choice 0 (before normalization), when kept. */
+  upstreamText?: string;
+  /** The text the client got, and the calls (choice 0). */
+  clientText?: string;
+  calls: ReadonlyArray<{ name: string; arguments: string }>;
+}
+
+/** Longest upstream text kept per request for the text-call span (best effort, bounded). */
+export const MAX_UPSTREAM_TEXT = 64 * 1024;
+
+export class RequestInfo {
+  readonly startedAt = Date.now();
+  private readonly started = performance.now();
+  private state: {
+    model?: string;
+    provider?: string;
+    upstreamModel?: string;
+    stream?: boolean;
+    keyName?: string;
+    usage?: Usage;
+    repairsHeader?: string;
+    warningsHeader?: string;
+    toolMode?: string;
+    error?: string;
+    costUsd?: number;
+    taskCalls?: number;
+    ttfbMs?: number;
+    fallback: boolean;
+  } = { fallback: false };
+  private calls = 0;
+  private waited = 0;
+  readonly repairs: RepairNote[] = [];
+  readonly attempts: AttemptNote[] = [];
+  private answerNote: AnswerNote | undefined;
+  private keptText: string | undefined;
+
+  constructor(readonly endpoint: Endpoint) {}
+
+  get keyName(): string | undefined {
+    return this.state.keyName;
+  }
+  get usage(): Usage | undefined {
+    return this.state.usage;
+  }
+  get error(): string | undefined {
+    return this.state.error;
+  }
+  get llmCalls(): number {
+    return this.calls;
+  }
+  /** Seconds spent waiting on upstreams (for the gateway-overhead metric). */
+  get upstreamSeconds(): number {
+    return this.waited;
+  }
+  get answer(): AnswerNote | undefined {
+    return this.answerNote && this.keptText !== undefined ? { upstreamText: this.keptText, ...this.answerNote } : this.answerNote;
+  }
+  /** Everything else, read-only, for the inspector record. */
+  get facts(): Readonly<RequestInfo['state']> {
+    return this.state;
+  }
+  /** Milliseconds since the request started. */
+  elapsedMs(): number {
+    return Math.round((performance.now() - this.started) * 10) / 10;
+  }
+
+  /** The gateway key that authenticated the request (limits, budgets, fallbacks it may use, scope). */
+  authenticated(keyName: string): void {
+    this.state.keyName = keyName;
+  }
+
+  requested(model: string, stream: boolean): void {
+    this.state.model = model;
+    this.state.stream = stream;
+  }
+
+  /** The provider and upstream model that serve the request; `fallback` when it is not the requested one. */
+  routed(provider: string, upstreamModel: string, fallback = false): void {
+    this.state.provider = provider;
+    this.state.upstreamModel = upstreamModel;
+    if (fallback) this.state.fallback = true;
+  }
+
+  /** A repair step's result; the lists are kept by reference and rendered only if the inspector records it. */
+  repaired(note: RepairNote): void {
+    if (note.findings.length > 0) this.repairs.push(note);
+  }
+
+  /** The x-toolgate-repairs and x-toolgate-warnings values the client got. */
+  repairHeaders(repairs: string | undefined, warnings?: string): void {
+    if (repairs) this.state.repairsHeader = repairs;
+    if (warnings) this.state.warningsHeader = warnings;
+  }
+
+  answered(note: AnswerNote): void {
+    this.answerNote = note;
+    this.state.toolMode = note.mode;
+    this.state.usage = note.usage;
+  }
+
+  /** First content or tool-call delta of a stream (or the whole answer for JSON). */
+  firstToken(): void {
+    this.state.ttfbMs ??= this.elapsedMs();
+  }
+
+  /** One upstream call settled; `taskCalls` is the task's LLM-call count so far. */
+  llmCall(seconds: number, taskCalls?: number): void {
+    this.calls += 1;
+    this.waited += seconds;
+    if (taskCalls !== undefined) this.state.taskCalls = taskCalls;
+  }
+
+  /** The upstream's own choice-0 text of a stream (see keepUpstreamText). */
+  upstreamText(text: string): void {
+    this.keptText = text;
+  }
+
+  attempted(note: AttemptNote): void {
+    this.attempts.push(note);
+  }
+
+  costed(usd: number): void {
+    if (usd > 0) this.state.costUsd = (this.state.costUsd ?? 0) + usd;
+  }
+
+  failed(message: string): void {
+    this.state.error = message;
+  }
+
+  /** The request's fields of the access log line. */
+  logFields(): Record<string, unknown> {
+    const s = this.state;
+    return {
+      ...(s.keyName ? { keyName: s.keyName } : {}),
+      model: s.model,
+      provider: s.provider,
+      upstreamModel: s.upstreamModel,
+      stream: s.stream,
+      usage: s.usage,
+      repairs: s.repairsHeader,
+      toolMode: s.toolMode,
+      llmCalls: this.calls,
+      error: s.error,
+    };
+  }
 }
 
 export function newRequestInfo(endpoint: Endpoint): RequestInfo {
-  return { endpoint, llmCalls: 0, upstreamSeconds: 0 };
+  return new RequestInfo(endpoint);
+}
+
+/** Keeps the upstream's choice-0 text (up to MAX_UPSTREAM_TEXT) while passing the chunks on; for the inspector. */
+export async function* keepUpstreamText(chunks: AsyncIterable<ChatChunk>, info: RequestInfo): AsyncGenerator<ChatChunk> {
+  let text = '';
+  try {
+    for await (const chunk of chunks) {
+      const content = chunk.choices[0]?.index === 0 ? chunk.choices[0].delta.content : undefined;
+      if (typeof content === 'string' && text.length < MAX_UPSTREAM_TEXT) text += content.slice(0, MAX_UPSTREAM_TEXT - text.length);
+      yield chunk;
+    }
+  } finally {
+    info.upstreamText(text);
+  }
 }
 
 /** What the pipeline needs from the HTTP request, for chat and Responses alike. */

@@ -35,16 +35,16 @@ export class RequestTelemetry {
     return this.gateway.metrics.forModel(target.provider.settings.name, target.requested, target.upstreamModel);
   }
 
-  llmCall(target: ResolvedModel, outcome: LlmCallOutcome): void {
-    this.info.llmCalls += 1;
+  llmCall(target: ResolvedModel, outcome: LlmCallOutcome, seconds = 0): void {
     this.metricsFor(target).llmCall(this.info.endpoint, outcome);
-    this.gateway.metrics.taskCall(this.taskKey);
+    this.info.llmCall(seconds, this.gateway.metrics.taskCall(this.taskKey));
   }
 
   /** First content or tool-call delta of a stream (or the whole answer for JSON). */
   firstToken(target: ResolvedModel): void {
     if (this.firstTokenSeen) return;
     this.firstTokenSeen = true;
+    this.info.firstToken();
     this.metricsFor(target).firstToken((performance.now() - this.started) / 1000);
   }
 
@@ -55,7 +55,7 @@ export class RequestTelemetry {
     for (const alias of report.aliased) modelMetrics.toolNameAliased(alias.how);
     if (report.unknownNames > 0) metrics.unknownToolName(report.unknownNames);
     if (report.invalidArguments > 0) metrics.invalidToolArguments(report.invalidArguments);
-    if (usage) modelMetrics.usage(usage, this.info.keyName);
+    if (usage) this.info.costed(modelMetrics.usage(usage, this.info.keyName));
     if (report.toolCalls === 0) metrics.taskEnd(this.taskKey);
   }
 }

@@ -5,7 +5,7 @@ import { requiresKey } from '../providers/registry.js';
 import type { ProviderCallContext } from '../providers/types.js';
 import { backoffMs, classifyFailure, sleep, type TargetPermit } from '../resilience/index.js';
 import type { ResolvedModel } from '../routing/router.js';
-import type { RequestInfo } from './request-info.js';
+import type { AttemptNote, RequestInfo } from './request-info.js';
 import type { RequestTelemetry } from './telemetry.js';
 
 // The one way to reach an upstream, for chat, the Responses bridge (through chat) and native
@@ -59,10 +59,7 @@ export async function callWithFallbacks<T>(
     const canFallBack = (): boolean => chain.slice(index + 1).some(usable);
     try {
       const result = await run(candidate, { ...context, upstreamModel: candidate.upstreamModel }, canFallBack);
-      if (index > 0) {
-        info.provider = name;
-        info.upstreamModel = candidate.upstreamModel;
-      }
+      if (index > 0) info.routed(name, candidate.upstreamModel, true);
       return { result, target: candidate };
     } catch (error) {
       if (!(error instanceof FallBack)) throw error;
@@ -136,14 +133,17 @@ export async function attempts<T>(options: AttemptOptions<T>): Promise<T> {
       throw canFallBack() ? new FallBack(open) : open;
     }
     const started = performance.now();
+    let failed: unknown;
     const settle: Settle = (outcome) => {
-      info.upstreamSeconds += (performance.now() - started) / 1000;
-      telemetry.llmCall(target, outcome);
+      const seconds = (performance.now() - started) / 1000;
+      telemetry.llmCall(target, outcome, seconds);
+      info.attempted(attemptNote(target, attempt, outcome, failed, { startMs: info.elapsedMs() - seconds * 1000, durationMs: seconds * 1000 }));
     };
     try {
       return await send(permit, settle);
     } catch (caught) {
       const error = redacted(caught, gateway);
+      failed = error;
       const failure = classifyFailure(error, context.signal);
       permit.report(failure.breaker, failure.breakerScope);
       if (failure.row === 'client_aborted') {
@@ -196,6 +196,21 @@ export async function* settledOnEnd<T>(items: AsyncIterable<T>, permit: TargetPe
 export function redacted(error: unknown, gateway: Gateway): unknown {
   if (error instanceof GatewayError) error.message = gateway.auth.redact(error.message);
   return error;
+}
+
+/** One attempt for the request journal: the failure's status and kind, its (already scrubbed) message. */
+function attemptNote(target: ResolvedModel, attempt: number, outcome: LlmCallOutcome, error: unknown, timing: { startMs: number; durationMs: number }): AttemptNote {
+  const round = (ms: number): number => Math.round(ms * 10) / 10;
+  return {
+    provider: target.provider.settings.name,
+    model: target.upstreamModel,
+    attempt,
+    outcome,
+    ...(error instanceof GatewayError ? { status: error.status, errorKind: error.kind ?? error.code ?? undefined } : {}),
+    ...(error === undefined ? {} : { error: messageOf(error).slice(0, 500) }),
+    startMs: round(Math.max(0, timing.startMs)),
+    durationMs: round(timing.durationMs),
+  };
 }
 
 function messageOf(error: unknown): string {

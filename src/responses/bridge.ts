@@ -22,10 +22,8 @@ export async function bridgeCreate(prepared: Prepared, input: ChatCallInput, gat
   const result = await runChat(chat, input, gateway);
   const repairs = mergeRepairHeaders(prepared.repairsHeader, result.headers['x-toolgate-repairs']);
   const headers: Record<string, string> = { ...result.headers };
-  if (repairs) {
-    headers['x-toolgate-repairs'] = repairs;
-    input.info.repairs = repairs;
-  }
+  if (repairs) headers['x-toolgate-repairs'] = repairs;
+  input.info.repairHeaders(repairs);
 
   if (result.kind === 'json') {
     const response = responseFromCompletion(base, result.completion);
@@ -51,7 +49,7 @@ async function* streamFrames(
   } catch (error) {
     if (classifyFailure(error, input.signal).row === 'client_aborted') return;
     const mapped = isGatewayError(error) ? error : errors.internal();
-    input.info.error = mapped.message;
+    input.info.failed(mapped.message);
     logFailure(input.log, error, input.signal, 'responses stream ended with an error');
     for (const event of synth.fail(mapped).events) yield frame(event);
     return;

@@ -45,7 +45,7 @@ async function nativeChain(prepared: Prepared, target: ResolvedModel, input: Cha
   const { request } = prepared;
   const settings = target.provider.settings;
   const info = input.info;
-  if (prepared.repairsHeader) info.repairs = prepared.repairsHeader;
+  info.repairHeaders(prepared.repairsHeader);
   const context = providerContext(target, input, gateway);
   const { stream: _stream, ...rest } = request;
   const bodyFor = (candidate: ResolvedModel): Record<string, unknown> => ({ ...rest, model: candidate.upstreamModel, input: prepared.items });
@@ -57,8 +57,7 @@ async function nativeChain(prepared: Prepared, target: ResolvedModel, input: Cha
     const calls = response.output.filter((item) => item.type === 'function_call').length;
     const report = { ...createReport(), mode: calls > 0 ? ('native' as const) : ('none' as const), toolCalls: calls };
     const usage = chatUsage(response.usage);
-    info.usage = usage;
-    info.toolMode = report.mode;
+    info.answered({ mode: report.mode, usage, report, calls: response.output.flatMap((item) => (item.type === 'function_call' ? [{ name: String(item.name), arguments: String(item.arguments) }] : [])) });
     telemetry.answer(served, report, report.mode, usage, (view.tools?.length ?? 0) > 0);
   };
 
@@ -105,7 +104,7 @@ async function nativeChain(prepared: Prepared, target: ResolvedModel, input: Cha
     } catch (error) {
       if (classifyFailure(error, input.signal).row === 'client_aborted') return;
       const mapped = isGatewayError(error) ? error : errors.internal();
-      info.error = mapped.message;
+      info.failed(mapped.message);
       logFailure(input.log, error, input.signal, 'native responses stream ended with an error');
       const frame = { type: 'error', code: mapped.code, message: mapped.message, param: mapped.param, sequence_number: sequence + 1 };
       yield sseEvent('error', JSON.stringify(frame));

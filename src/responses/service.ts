@@ -20,8 +20,7 @@ import type { CreateResult, Prepared } from './prepared.js';
 
 export async function createResponse(body: unknown, input: ChatCallInput, gateway: Gateway): Promise<CreateResult> {
   const request = parseResponsesRequest(body);
-  input.info.model = request.model;
-  input.info.stream = request.stream === true;
+  input.info.requested(request.model, request.stream === true);
   const target = targetFor(request.model, input, gateway.router);
   const native = target.provider.responses;
   const options = gateway.repairOptions;
@@ -45,6 +44,7 @@ export async function createResponse(body: unknown, input: ChatCallInput, gatewa
     throw errors.invalidRequest(`The input misses items of the current turn (strict mode, nothing was restored): ${list.join('; ')}.`, 'input', 'invalid_tool_history');
   }
   const findings: Finding[] = [...repaired.findings, ...restored.findings];
+  input.info.repaired({ target: 'input', findings, before: Array.isArray(request.input) ? request.input : [], after: restored.items });
   if (findings.length > 0) {
     gateway.metrics.repairs(findings);
     input.log.debug({ findings }, 'responses input repaired');

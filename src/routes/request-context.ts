@@ -61,6 +61,6 @@ export function clientAbortSignal(reply: FastifyReply): AbortController {
 
 /** A stream that failed after it started: logged at the failure table's level; a client that left is no error. */
 export function streamFailed(log: FastifyBaseLogger, info: RequestInfo, error: unknown, signal: AbortSignal, message: string): void {
-  if (classifyFailure(error, signal).row !== 'client_aborted') info.error = error instanceof Error ? error.message : String(error);
+  if (classifyFailure(error, signal).row !== 'client_aborted') info.failed(error instanceof Error ? error.message : String(error));
   logFailure(log, error, signal, message);
 }

@@ -1,7 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { validateRequest, type GeminiErrorReply } from '../gemini/emulator/validate.js';
-import { weatherScript, type GeminiScript, type ScriptReply } from '../gemini/emulator/weather.js';
+import { validateRequest, type GeminiErrorReply } from '../providers/gemini/emulator/validate.js';
+import { weatherScript, type GeminiScript, type ScriptReply } from '../providers/gemini/emulator/weather.js';
 
 // A local stand-in for generativelanguage.googleapis.com/v1beta on 127.0.0.1:0.
 // POST /v1beta/models/{model}:generateContent and :streamGenerateContent (?alt=sse, or a JSON
@@ -15,9 +15,9 @@ import { weatherScript, type GeminiScript, type ScriptReply } from '../gemini/em
 //   gemini.requests[0].body.contents ...
 //   await gemini.close();
 
-export type { GeminiScript, ScriptInput, ScriptReply } from '../gemini/emulator/weather.js';
-export { weatherScript, answer, usage, newSignature } from '../gemini/emulator/weather.js';
-export { MESSAGES as GEMINI_MESSAGES } from '../gemini/emulator/validate.js';
+export type { GeminiScript, ScriptInput, ScriptReply } from '../providers/gemini/emulator/weather.js';
+export { weatherScript, answer, usage, newSignature } from '../providers/gemini/emulator/weather.js';
+export { MESSAGES as GEMINI_MESSAGES } from '../providers/gemini/emulator/validate.js';
 
 export interface GeminiEmulatorOptions {
   /** The key clients must send in x-goog-api-key (default 'test-gemini-key'). */

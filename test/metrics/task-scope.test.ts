@@ -1,6 +1,6 @@
 import t from 'tap';
 import { taskKeyFor } from '../../src/metrics/index.js';
-import { post, startReliableGateway } from '../reliability/helpers/gateway.js';
+import { post, startReliableGateway } from '../helpers/reliable-gateway.js';
 import { metricValue } from './parse-exposition.js';
 
 // Task ids are per gateway key (issue 14 §3): two keys sending the same x-toolgate-task-id (or

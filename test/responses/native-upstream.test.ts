@@ -1,6 +1,6 @@
 import t from 'tap';
 import { startRawUpstream } from '../helpers/raw-upstream.js';
-import { startReliableGateway } from '../reliability/helpers/gateway.js';
+import { startReliableGateway } from '../helpers/reliable-gateway.js';
 
 // Issue 16 §1: native Responses goes through the one upstream caller — retries, circuit breaker,
 // fallbacks and the redaction of upstream text, as chat does.

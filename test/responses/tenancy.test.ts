@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap';
 import { startOpenAIEmulator, type OpenAIEmulator } from '../emulators/openai-server.js';
-import { post, startReliableGateway } from '../reliability/helpers/gateway.js';
-import { startRedis } from '../reliability/helpers/redis-server.js';
+import { post, startReliableGateway } from '../helpers/reliable-gateway.js';
+import { startRedis } from '../helpers/redis-server.js';
 import { startResponsesEmulator, type ResponsesEmulator } from './emulator-responses.js';
 
 // Tenants never see each other (issue 14 §3): with gateway keys, what key A stored (responses,
