@@ -178,6 +178,21 @@ class ChunkNormalizer implements StreamNormalizer {
 /** The pieces one upstream choice becomes, in order; `[choice]` itself when nothing changes. */
 function normalizeChoice(choice: ChunkChoice, state: ChoiceState, ctx: NormalizeContext, report: NormalizeReport): ChunkChoice[] {
   if (state.finished) return [choice];
+  const delta = choice.delta;
+  // The usual event, a prose token and nothing to finish: when the extractor releases it as it is,
+  // the choice goes on unchanged without the bookkeeping below.
+  if (choice.finish_reason === null && !(delta.tool_calls && delta.tool_calls.length > 0)) {
+    const content = delta.content;
+    if (!state.extractor || typeof content !== 'string' || content === '') return [choice];
+    const events = state.extractor.feed(content);
+    if (events.length === 1 && events[0].type === 'text' && events[0].text === content) return [choice];
+    return normalizeChoiceFully(choice, state, ctx, report, events);
+  }
+  return normalizeChoiceFully(choice, state, ctx, report);
+}
+
+/** normalizeChoice's general case; `fed`: what the extractor already made of the delta's content. */
+function normalizeChoiceFully(choice: ChunkChoice, state: ChoiceState, ctx: NormalizeContext, report: NormalizeReport, fed?: ExtractorEvent[]): ChunkChoice[] {
   const index = choice.index;
   const delta = choice.delta;
   const before: ChunkChoice[] = [];
@@ -198,7 +213,7 @@ function normalizeChoice(choice: ChunkChoice, state: ChoiceState, ctx: Normalize
   }
 
   if (state.extractor && typeof delta.content === 'string' && delta.content !== '') {
-    const events = state.extractor.feed(delta.content);
+    const events = fed ?? state.extractor.feed(delta.content);
     const leadText = events[0]?.type === 'text' ? events[0].text : '';
     if (leadText !== delta.content || events.length > 1) {
       mainDelta = { ...mainDelta, content: leadText };
