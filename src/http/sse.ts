@@ -59,6 +59,21 @@ export async function writeSse(reply: FastifyReply, frames: AsyncIterable<string
     wake?.();
   };
   res.on('close', onClose);
+  // What is written in the same tick (the headers and a first burst read from upstream, a burst's
+  // frames, the last frames and [DONE]) goes out in one socket write: writes cork the response,
+  // and the cork comes off once the tick's promise jobs have run — no timer, so nothing waits.
+  let corked = false;
+  const uncork = (): void => {
+    corked = false;
+    if (!res.writableEnded) res.uncork();
+  };
+  const cork = (): void => {
+    if (corked) return;
+    corked = true;
+    res.cork();
+    process.nextTick(uncork);
+  };
+  cork();
   res.writeHead(200, {
     ...options.headers,
     'content-type': 'text/event-stream; charset=utf-8',
@@ -77,25 +92,13 @@ export async function writeSse(reply: FastifyReply, frames: AsyncIterable<string
   }, Math.max(10, Math.floor(pingMs / 2))) : undefined;
   pinger?.unref();
 
-  // Frames produced in the same tick (a burst read from upstream, the last frames and [DONE]) go
-  // out in one socket write: the first write corks, and the cork comes off once the tick's
-  // promise jobs have run — no timer, so the first byte is not delayed.
-  let corked = false;
-  const uncork = (): void => {
-    corked = false;
-    if (!res.writableEnded) res.uncork();
-  };
   const iterator = frames[Symbol.asyncIterator]();
   try {
     while (!closed) {
       const next = await iterator.next();
       if (next.done || closed) break;
       lastWrite = Date.now();
-      if (!corked) {
-        corked = true;
-        res.cork();
-        process.nextTick(uncork);
-      }
+      cork();
       if (!res.write(next.value)) {
         await new Promise<void>((resolve) => {
           const done = (): void => {
