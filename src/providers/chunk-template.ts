@@ -33,11 +33,12 @@ export class ChunkTemplates {
   }
 
   /** Remembers a parsed chunk as a template when it is a single content delta or a single argument fragment whose string can be found in `raw`. */
-  learn(chunk: ChatChunk, raw: string): void {
-    if (chunk.choices.length !== 1 || !flat(chunk, 'choices')) return;
-    const choice = chunk.choices[0];
-    const delta = choice.delta;
-    if (!flat(choice, 'delta')) return;
+  learn(parsed: ChatChunk, raw: string): void {
+    if (parsed.choices.length !== 1 || !flat(parsed, 'choices') || !flat(parsed.choices[0], 'delta')) return;
+    // Copies: the parsed chunk goes on to the client's side, where it may be changed (usage removed).
+    const chunk = { ...parsed };
+    const choice = { ...parsed.choices[0] };
+    const delta = { ...choice.delta };
     const calls = delta.tool_calls;
     if (calls === undefined || calls === null) {
       if (typeof delta.content !== 'string' || !flat(delta, '')) return;
@@ -46,8 +47,8 @@ export class ChunkTemplates {
       return;
     }
     if (!Array.isArray(calls) || calls.length !== 1 || !flat(delta, 'tool_calls')) return;
-    const call = calls[0];
-    const fn = call.function;
+    const call = { ...calls[0] };
+    const fn = call.function && { ...call.function };
     if (!flat(call, 'function') || fn === undefined || typeof fn.arguments !== 'string' || !flat(fn, '')) return;
     const template = locate(raw, '"arguments":', fn.arguments, (value) => ({
       ...chunk,

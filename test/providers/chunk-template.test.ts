@@ -38,6 +38,16 @@ t.test('a content event like the learned one is built without parsing, equal to 
   t.equal(ascii.match(raw)?.choices[0].delta.content, 'Voilà 🌦', '\\u escapes decoded as JSON.parse does');
 });
 
+t.test('a change made to the learned chunk downstream (usage removed for the client) does not reach later chunks', async (t) => {
+  const raw = (content: string): string => JSON.stringify(chunk(content, { usage: null }));
+  const parsed = JSON.parse(raw('Hel')) as ChatChunk;
+  const template = new ChunkTemplates();
+  template.learn(parsed, raw('Hel'));
+  delete parsed.usage; // what the chat route does when the client did not ask for usage
+  parsed.choices[0].delta.content = 'changed';
+  t.equal(JSON.stringify(template.match(raw('lo'))), JSON.stringify(JSON.parse(raw('lo'))));
+});
+
 t.test('events that are not the learned one with another content string are left to the parser', async (t) => {
   const template = learned(JSON.stringify(chunk('Hel')));
   const others = {

@@ -29,10 +29,21 @@ function parseSse(text: string): string[] {
   return data;
 }
 
-async function gatewayWith(events: string[], t: { teardown(fn: () => Promise<void>): void }) {
+async function gatewayWith(events: string[], t: { teardown(fn: () => Promise<void>): void }, paced = false) {
   const upstream = await startRawUpstream((_req, res) => {
     res.writeHead(200, { 'content-type': 'text/event-stream' });
-    res.end(`${events.map((data) => `data: ${data}\n\n`).join('')}data: [DONE]\n\n`); // one burst
+    if (!paced) {
+      res.end(`${events.map((data) => `data: ${data}\n\n`).join('')}data: [DONE]\n\n`); // one burst
+      return;
+    }
+    const rest = [...events.map((data) => `data: ${data}\n\n`), 'data: [DONE]\n\n'];
+    const next = (): void => {
+      const frame = rest.shift();
+      if (frame === undefined) return void res.end();
+      res.write(frame);
+      setTimeout(next, 5); // separate reads, as tokens come
+    };
+    next();
   });
   const gw = await startGateway({ yaml: `providers:\n  up:\n    type: openai-compatible\n    baseUrl: ${upstream.baseURL}\n    apiKey: sk-up-1\n`, logLevel: 'warn' });
   t.teardown(async () => {
@@ -88,6 +99,17 @@ t.test('events carrying a call, an opener, finish or usage still go through the 
   t.same(JSON.parse(calls.map((call) => call.function?.arguments ?? '').join('')), { city: 'SF' });
   t.equal(chunks.map((chunk) => chunk.choices[0]?.delta.content ?? '').join(''), 'Checking.\n');
   t.equal(chunks.at(-1)?.choices[0]?.finish_reason, 'tool_calls');
+});
+
+t.test('usage: null on every chunk (vLLM) and a client that did not ask for usage: no frame carries usage', async (t) => {
+  const vllm = (delta: Record<string, unknown>, finish: string | null = null): string => JSON.stringify({ ...head, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], usage: null });
+  const prose = ['One', ' two', ' three', ' four'];
+  const gw = await gatewayWith([vllm({ role: 'assistant', content: '' }), ...prose.map((content) => vllm({ content })), vllm({}, 'stop'), usageEvent], t, true);
+  const response = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'up/m', messages: [{ role: 'user', content: 'count' }], stream: true }) });
+  const data = parseSse(await response.text()).filter((d) => d !== '[DONE]');
+  t.equal(data.length, prose.length + 2, 'role, content, finish; the usage-only chunk withheld');
+  for (const d of data) t.notMatch(d, /usage/, 'usage removed from every chunk, as when every event is parsed');
+  t.equal(data.map((d) => (JSON.parse(d) as ChatChunk).choices[0].delta.content ?? '').join(''), prose.join(''));
 });
 
 /** What the client would get for `events`: every normalized chunk as it is written, ids masked (they are random). */
