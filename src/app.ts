@@ -29,6 +29,8 @@ import { Inspector } from './inspector/index.js';
 import { registerInspectorApi } from './routes/inspector.js';
 import { registerInspectorPage } from './routes/inspector-page.js';
 import { createState } from './state/index.js';
+import { startTracing } from './tracing/index.js';
+import { registerTracing } from './tracing/plugin.js';
 
 export interface BuildOptions {
   logger: Logger;
@@ -76,6 +78,8 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions): Pro
   };
 
   const inspector = config.inspector.enabled ? new Inspector(config.inspector, gateway.auth.redact, options.logger as FastifyBaseLogger) : undefined;
+  // Off (the default): the OpenTelemetry SDK is not even loaded (src/tracing/index.ts).
+  const tracing = await startTracing(config.tracing, options.logger, gateway.auth.redact);
 
   // Store sizes from the stores' own accounting, read at scrape time.
   metrics.watchStore('responses', () => gateway.responseStore.stats?.());
@@ -112,6 +116,8 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions): Pro
       done(error as Error, undefined);
     }
   });
+
+  if (tracing) registerTracing(app, tracing); // first hook: a SERVER span even for requests the guards refuse
 
   app.addHook('onRequest', async (request, reply) => {
     // On the raw response too: SSE replies write their head themselves (http/sse.ts).
@@ -186,6 +192,7 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions): Pro
     gateway.auth.close();
     await state.close();
     gateway.metrics.close();
+    await tracing?.shutdown(); // exports the spans still buffered
   });
   await app.ready();
   const downgrade = config.promptModeDowngrade;

@@ -126,6 +126,26 @@ export const promptModeDowngradeSchema = z
   })
   .strict();
 
+// OpenTelemetry traces (src/tracing/): off unless enabled here or by the standard OTEL_* variables,
+// which win over these fields (docs/tracing.md).
+export const tracingSchema = z
+  .object({
+    enabled: z.boolean().default(false),
+    /** OTLP/HTTP base URL (`/v1/traces` is appended); OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT wins. */
+    endpoint: z.string().url().optional(),
+    protocol: z.enum(['http/protobuf', 'http/json']).default('http/protobuf'),
+    serviceName: z.string().min(1).default('toolgate'),
+    sampler: z
+      .enum(['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'])
+      .default('parentbased_always_on'),
+    /** Ratio for the traceidratio samplers. */
+    samplerRatio: z.number().min(0).max(1).default(1),
+    /** Prompts and answers on the CLIENT spans (gen_ai.input.messages / gen_ai.output.messages). */
+    captureContent: z.boolean().default(false),
+  })
+  .strict();
+export type TracingConfig = z.infer<typeof tracingSchema>;
+
 // Gateway keys: with any key configured every /v1 request needs `Authorization: Bearer <key>`.
 export const gatewayKeySchema = z
   .object({
@@ -213,6 +233,7 @@ export const configSchema = z
   .object({
     server: serverSchema.default(serverSchema.parse({})),
     logging: z.object({ level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info') }).strict().default({ level: 'info' }),
+    tracing: tracingSchema.default(tracingSchema.parse({})),
     providers: z.record(z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, 'provider names are lowercase letters, digits, - and _'), providerSchema),
     models: z.record(z.string().min(1), modelSchema).default({}),
     toolAliases: z.record(z.string(), z.string()).default({}),

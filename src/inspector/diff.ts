@@ -5,9 +5,11 @@ import type { RepairNote } from '../pipeline/request-info.js';
 import { viewOf, type ViewOptions } from './view.js';
 
 // The before/after of a repair: the client's list (messages or Responses items) and the list
-// that went upstream, aligned by jsdiff's Myers diff on a digest per element. Myers costs
-// O((N+M)·D) for D edits: maxEditLength bounds D, and a history changed in more places than
-// that is shown as one hunk between the unchanged head and tail (cut to MAX_SIDE elements a side).
+// that went upstream, aligned by jsdiff's Myers diff. Repair passes return the messages they did
+// not change as the same objects, so most comparisons are one identity check; other pairs compare
+// a digest of their JSON, computed once per element. Myers costs O((N+M)·D) for D edits:
+// maxEditLength bounds D, and a history changed in more places than that is shown as one hunk
+// between the unchanged head and tail (cut to MAX_SIDE elements a side).
 
 /** One changed run: `before` replaced by `after`, at these indexes of each list. */
 export interface Hunk {
@@ -32,12 +34,22 @@ const MAX_EDITS = 256;
 const MAX_HUNKS = 32;
 const MAX_SIDE = 24;
 
-const digest = (value: unknown): string => createHash('sha1').update(JSON.stringify(value) ?? 'undefined').digest('base64');
+/** Equal elements: the same object, or the same JSON (digests cached per element). */
+export function sameElement(): (a: unknown, b: unknown) => boolean {
+  const digests = new Map<unknown, string>();
+  const digestOf = (value: unknown): string => {
+    let known = digests.get(value);
+    if (known === undefined) {
+      known = createHash('sha1').update(JSON.stringify(value) ?? 'undefined').digest('base64');
+      digests.set(value, known);
+    }
+    return known;
+  };
+  return (a, b) => a === b || digestOf(a) === digestOf(b);
+}
 
 export function repairDiff(note: RepairNote, findingOffset: number, options: ViewOptions): RepairDiff {
-  const before = note.before.map(digest);
-  const after = note.after.map(digest);
-  const runs = alignedRuns(before, after);
+  const runs = alignedRuns(note.before, note.after, sameElement());
   const truncated = runs.truncated || runs.list.length > MAX_HUNKS;
   const hunks = runs.list.slice(0, MAX_HUNKS).map((run): Hunk => {
     const cut = run.beforeCount > MAX_SIDE || run.afterCount > MAX_SIDE;
@@ -50,7 +62,7 @@ export function repairDiff(note: RepairNote, findingOffset: number, options: Vie
       ...(cut ? { cut: true } : {}),
     };
   });
-  return { target: note.target, beforeCount: before.length, afterCount: after.length, hunks, ...(truncated ? { truncated: true } : {}) };
+  return { target: note.target, beforeCount: note.before.length, afterCount: note.after.length, hunks, ...(truncated ? { truncated: true } : {}) };
 }
 
 interface Run {
@@ -60,10 +72,10 @@ interface Run {
   afterCount: number;
 }
 
-/** The changed runs between two digest lists. */
-export function alignedRuns(before: string[], after: string[]): { list: Run[]; truncated: boolean } {
-  const changes = diffArrays(before, after, { maxEditLength: MAX_EDITS });
-  if (!changes) return { list: [headTailRun(before, after)], truncated: true };
+/** The changed runs between two lists. */
+export function alignedRuns<T>(before: readonly T[], after: readonly T[], same: (a: T, b: T) => boolean = (a, b) => a === b): { list: Run[]; truncated: boolean } {
+  const changes = diffArrays([...before], [...after], { maxEditLength: MAX_EDITS, comparator: same });
+  if (!changes) return { list: [headTailRun(before, after, same)], truncated: true };
   const list: Run[] = [];
   let b = 0;
   let a = 0;
@@ -91,11 +103,11 @@ export function alignedRuns(before: string[], after: string[]): { list: Run[]; t
 }
 
 /** Everything between the common head and tail, as one run. */
-function headTailRun(before: string[], after: string[]): Run {
+function headTailRun<T>(before: readonly T[], after: readonly T[], same: (a: T, b: T) => boolean): Run {
   let head = 0;
-  while (head < before.length && head < after.length && before[head] === after[head]) head++;
+  while (head < before.length && head < after.length && same(before[head], after[head])) head++;
   let tail = 0;
-  while (tail < before.length - head && tail < after.length - head && before[before.length - 1 - tail] === after[after.length - 1 - tail]) tail++;
+  while (tail < before.length - head && tail < after.length - head && same(before[before.length - 1 - tail], after[after.length - 1 - tail])) tail++;
   return { beforeIndex: head, beforeCount: before.length - head - tail, afterIndex: head, afterCount: after.length - head - tail };
 }
 

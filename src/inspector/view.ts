@@ -54,7 +54,9 @@ export function viewOf(value: unknown, options: ViewOptions, key = '', depth = 0
     if (key === 'arguments') return argumentsView(value, options);
     return textView(value, options);
   }
-  if (value === null || typeof value !== 'object') return typeof value === 'function' || typeof value === 'symbol' ? undefined : value;
+  // A number is content too (a balance, a temperature): hashed like text unless captured.
+  if (typeof value === 'number' && !options.captureContent) return `‹number #${shortHash(String(value))}›`;
+  if (value === null || typeof value !== 'object') return typeof value === 'function' || typeof value === 'symbol' || typeof value === 'bigint' ? undefined : value;
   if (depth >= MAX_DEPTH) return '‹nested›';
   if (Array.isArray(value)) {
     const items = value.slice(0, MAX_ITEMS).map((item) => viewOf(item, options, '', depth + 1));

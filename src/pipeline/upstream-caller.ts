@@ -5,6 +5,7 @@ import { requiresKey } from '../providers/registry.js';
 import type { ProviderCallContext } from '../providers/types.js';
 import { backoffMs, classifyFailure, sleep, type TargetPermit } from '../resilience/index.js';
 import type { ResolvedModel } from '../routing/router.js';
+import { traceAttempt } from '../tracing/index.js';
 import type { AttemptNote, RequestInfo } from './request-info.js';
 import type { RequestTelemetry } from './telemetry.js';
 
@@ -139,12 +140,15 @@ export async function attempts<T>(options: AttemptOptions<T>): Promise<T> {
       telemetry.llmCall(target, outcome, seconds);
       info.attempted(attemptNote(target, attempt, outcome, failed, { startMs: info.elapsedMs() - seconds * 1000, durationMs: seconds * 1000 }));
     };
+    const traced = traceAttempt(info, target, context, attempt); // a CLIENT span when tracing is on
     try {
-      return await send(permit, settle);
+      const result = await send(permit, settle);
+      return traced ? traced.answered(result) : result;
     } catch (caught) {
       const error = redacted(caught, gateway);
       failed = error;
       const failure = classifyFailure(error, context.signal);
+      traced?.failed(error, failure.row);
       permit.report(failure.breaker, failure.breakerScope);
       if (failure.row === 'client_aborted') {
         settle('aborted');

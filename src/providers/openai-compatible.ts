@@ -6,7 +6,7 @@ import { ChunkTemplates, chunkReadStats } from './chunk-template.js';
 import { readSse, readSseBatches } from './sse-reader.js';
 import { checkedChunk, checkedCompletion } from './upstream-shapes.js';
 import type { NativeResponses, ProviderAdapter, ProviderCallContext, ProviderCapabilities, ProviderSettings, SseEvent } from './types.js';
-import { UpstreamClient, upstreamErrorFrom, type UpstreamResponse } from './upstream-http.js';
+import { forwardedHeaders, UpstreamClient, upstreamErrorFrom, type UpstreamResponse } from './upstream-http.js';
 
 // OpenAI and OpenAI-compatible upstreams (OpenAI, Hugging Face router, Together, vLLM, …):
 // the wire format is already ours, so the adapter only sends, maps errors and reads SSE.
@@ -74,7 +74,7 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
   }
 
   private async post(path: string, body: Record<string, unknown>, context: ProviderCallContext, stream: boolean): Promise<UpstreamResponse> {
-    const response = await this.client.post(path, JSON.stringify(body), context.forwardHeaders, context.signal);
+    const response = await this.client.post(path, JSON.stringify(body), forwardedHeaders(context), context.signal);
     if (response.status >= 400) {
       let text = '';
       try {

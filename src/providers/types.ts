@@ -37,6 +37,8 @@ export interface ProviderCallContext {
   ledger: CallLedger;
   /** Client headers that the allowlist lets through. */
   forwardHeaders: Record<string, string>;
+  /** W3C `traceparent`/`tracestate` of the current attempt's CLIENT span, set per attempt when tracing is on. */
+  traceHeaders?: Readonly<Record<string, string>>;
 }
 
 /** Rules an upstream puts on tool names; names breaking them are encoded reversibly. */

@@ -1,6 +1,6 @@
 import { Pool, errors as undiciErrors, type Dispatcher } from 'undici';
 import { errors, GatewayError } from '../errors.js';
-import type { ProviderSettings } from './types.js';
+import type { ProviderCallContext, ProviderSettings } from './types.js';
 
 // Pooled HTTP to one upstream origin, with failures mapped to the error catalogue:
 // connect failures → 502, no headers within timeoutMs → 504, a stalled body → 504 (stream idle).
@@ -82,6 +82,11 @@ export class UpstreamClient {
   async close(): Promise<void> {
     await this.pool.close();
   }
+}
+
+/** The allowlisted client headers, plus the attempt's W3C trace context when tracing is on (adapters send these). */
+export function forwardedHeaders(context: Pick<ProviderCallContext, 'forwardHeaders' | 'traceHeaders'>): Record<string, string> {
+  return context.traceHeaders ? { ...context.forwardHeaders, ...context.traceHeaders } : context.forwardHeaders;
 }
 
 export function headerValue(headers: UpstreamResponse['headers'], name: string): string | undefined {

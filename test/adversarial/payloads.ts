@@ -155,3 +155,8 @@ export const REDOS_PATTERNS: readonly { name: string; fromIssue: boolean; patter
   { name: 'nested-star-class', fromIssue: false, pattern: '^([a-z0-9]+\\s?)*$', value: (n) => repeatTo(n, 'x', '', '!') },
   { name: 'backreference', fromIssue: false, pattern: '^(\\w+)\\s*\\1+x$', value: (n) => repeatTo(n, 'ab', '', '!') },
 ];
+
+/** Every other family, starting at `part` (0 or 1): two test files share a family list. */
+export function halfOf<T>(families: readonly T[], part: 0 | 1): T[] {
+  return families.filter((_, index) => index % 2 === part);
+}

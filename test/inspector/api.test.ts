@@ -154,4 +154,64 @@ t.test('off by default: no routes, no page', async (t) => {
   t.teardown(() => gw.close());
   t.equal((await fetch(`${gw.url}/v1/toolgate/requests`)).status, 404);
   t.equal((await fetch(`${gw.url}/inspector`)).status, 404);
+  // The id the inspector files a request under is on every response, SSE (whose head the gateway writes itself) included.
+  const sse = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', body: JSON.stringify({ model: 'simulator/weather', stream: true, messages: [{ role: 'user', content: 'hi' }] }) });
+  await sse.text();
+  t.match(sse.headers.get('content-type'), /text\/event-stream/);
+  t.match(sse.headers.get('x-request-id'), /^req_[0-9a-f]{32}$/, 'SSE responses carry x-request-id');
+  const own = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { 'x-request-id': 'my-trace.42' }, body: JSON.stringify({ model: 'simulator/weather', stream: true, messages: [{ role: 'user', content: 'hi' }] }) });
+  await own.text();
+  t.equal(own.headers.get('x-request-id'), 'my-trace.42', "a client's own id is kept");
+});
+
+t.test('a Responses request: its input repairs with their before/after, then the chat path it was bridged to', async (t) => {
+  const gw = await startGateway({ yaml: configFor({}, 'inspector:\n  enabled: true\n'), logLevel: 'warn' });
+  t.teardown(() => gw.close());
+  const response = await fetch(`${gw.url}/v1/responses`, {
+    method: 'POST',
+    body: JSON.stringify({
+      model: 'simulator/weather',
+      tools: [{ type: 'function', name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } }],
+      input: [
+        { role: 'user', content: 'Weather in Paris?' },
+        { type: 'function_call', call_id: 'call_p', name: 'get_weather', arguments: { city: 'Paris' } },
+        { type: 'function_call_output', call_id: 'call_p', output: { temperature_c: 21 } },
+      ],
+    }),
+  });
+  t.equal(response.status, 200);
+  await response.text();
+  const id = response.headers.get('x-request-id') ?? '';
+  const record = (await get(gw, `/v1/toolgate/requests/${id}`)).body;
+  t.equal(record.endpoint, 'responses');
+  t.equal(record.model, 'simulator/weather');
+  t.same(record.findings.filter((f: { target: string }) => f.target === 'input').map((f: { kind: string }) => f.kind), ['item_type_inferred', 'arguments_stringified', 'tool_output_stringified']);
+  const input = record.diffs.find((d: { target: string }) => d.target === 'input');
+  t.match(input.hunks[0].before[1], { type: 'function_call', call_id: 'call_p', arguments: { city: /^‹5 chars #[0-9a-f]{8}›$/ } }, 'before: arguments as an object');
+  t.match(input.hunks[0].after[1], { type: 'function_call', call_id: 'call_p', arguments: { keys: ['city'], text: /^‹16 chars #/ } }, 'after: a JSON string with the same keys');
+  t.match(input.hunks[0].before[2].output, { temperature_c: /^‹number #[0-9a-f]{8}›$/ }, 'numbers are content too: hashed');
+  t.match(input.hunks[0].after[2].output, /^‹20 chars #/);
+  t.same((await get(gw, '/v1/toolgate/requests?model=simulator/weather')).body.data.map((r: { id: string }) => r.id), [id]);
+});
+
+t.test("cost from the model's price, and the task's LLM-call count across requests", async (t) => {
+  const gw = await startGateway({
+    yaml: configFor({}, 'models:\n  priced:\n    provider: simulator\n    model: weather\n    pricing: {inputPerMTok: 2000000, outputPerMTok: 4000000}\ninspector:\n  enabled: true\n'),
+    logLevel: 'warn',
+  });
+  t.teardown(() => gw.close());
+  const records = [];
+  for (let turn = 0; turn < 3; turn++) {
+    const response = await fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'x-toolgate-task-id': 'task-42' },
+      body: JSON.stringify({ model: 'priced', tools: TOOLS, messages: [{ role: 'user', content: 'Weather in Lima?' }] }),
+    });
+    const body = (await response.json()) as { usage: { prompt_tokens: number; completion_tokens: number } };
+    const record = (await get(gw, `/v1/toolgate/requests/${response.headers.get('x-request-id')}`)).body;
+    t.equal(record.costUsd, body.usage.prompt_tokens * 2 + body.usage.completion_tokens * 4, `turn ${turn}: cost = tokens × price`);
+    records.push(record);
+  }
+  t.same(records.map((r) => r.taskLlmCalls), [1, 2, 3], "the task's LLM calls so far");
+  t.ok(records.every((r) => typeof r.ttfbMs === 'number' && r.ttfbMs <= r.latencyMs), 'time to first token within the total');
 });

@@ -57,3 +57,21 @@ t.test('too many edits: one run between the common head and tail', async (t) => 
   t.equal(runs.truncated, true);
   t.same(runs.list, [{ beforeIndex: 1, beforeCount: 1_998, afterIndex: 1, afterCount: 1_998 }]);
 });
+
+t.test('alignment work grows linearly with the history, whatever the edits (counted comparisons)', async (t) => {
+  const count = (size: number, changed: (i: number) => boolean): number => {
+    let comparisons = 0;
+    const before = Array.from({ length: size }, (_, i) => i);
+    const after = before.map((i) => (changed(i) ? -i - 1 : i));
+    alignedRuns(before, after, (a, b) => {
+      comparisons++;
+      return a === b;
+    });
+    return comparisons;
+  };
+  for (const [name, changed] of [['one change', (i: number) => i === 7], ['every message changed', () => true], ['every other', (i: number) => i % 2 === 0]] as const) {
+    const small = count(1_000, changed);
+    const large = count(4_000, changed);
+    t.ok(large <= small * 5, `${name}: ${small} → ${large} comparisons for 4× the messages`);
+  }
+});

@@ -2,7 +2,7 @@ import type { ChatChunk, ChatCompletion, ChatRequest } from '../../api/chat-type
 import { errors } from '../../errors.js';
 import { readSse, type SseEvent } from '../sse-reader.js';
 import type { ProviderAdapter, ProviderCallContext, ProviderCapabilities, ProviderSettings, ToolNameRule } from '../types.js';
-import { headerValue, UpstreamClient, type UpstreamResponse } from '../upstream-http.js';
+import { forwardedHeaders, headerValue, UpstreamClient, type UpstreamResponse } from '../upstream-http.js';
 import { geminiError } from './errors.js';
 import { buildRequest, modelPath } from './request.js';
 import { toCompletion, type AnswerContext } from './response.js';
@@ -119,7 +119,7 @@ export class GeminiAdapter implements ProviderAdapter {
     const warn = (message: string, detail: Record<string, unknown>) => context.log.warn({ ...detail, provider: this.settings.name, requestId: context.requestId }, message);
     const meta = await lookupCallMeta(context.ledger, request.messages, warn);
     const { body, fixes } = buildRequest(request, { model: context.upstreamModel, meta });
-    const response = await this.client.post(modelPath(context.upstreamModel, stream), JSON.stringify(body), context.forwardHeaders, context.signal);
+    const response = await this.client.post(modelPath(context.upstreamModel, stream), JSON.stringify(body), forwardedHeaders(context), context.signal);
     if (response.status >= 400) {
       const text = await response.body.text().catch(() => '');
       throw geminiError(this.settings.name, response.status, text, headerValue(response.headers, 'retry-after'));
