@@ -61,7 +61,8 @@ export class ChunkTemplates {
 function fill(template: Template, raw: string): ChatChunk | undefined {
   const { prefix, suffix } = template;
   const end = raw.length - suffix.length;
-  if (end - prefix.length < 2 || !raw.startsWith(prefix) || !raw.endsWith(suffix)) return undefined;
+  // slice + === compares as a block: several times faster than startsWith/endsWith here.
+  if (end - prefix.length < 2 || raw.slice(0, prefix.length) !== prefix || raw.slice(end) !== suffix) return undefined;
   const value = stringLiteral(raw, prefix.length, end);
   return value === undefined ? undefined : template.rebuild(value);
 }
