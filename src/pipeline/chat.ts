@@ -1,4 +1,4 @@
-import type { ChatChunk, ChatCompletion, ChatRequest, ToolCall } from '../api/chat-types.js';
+import type { ChatChunk, ChatCompletion, RawChatRequest, ToolCall } from '../api/chat-types.js';
 import type { Gateway } from '../gateway.js';
 import type { ResponseMode } from '../metrics/index.js';
 import { normalizeCompletion, type NormalizeReport } from '../toolcalls/normalize.js';
@@ -28,7 +28,7 @@ export type ChatResult =
       headers: Record<string, string>;
     };
 
-export async function runChat(clientRequest: ChatRequest, input: ChatCallInput, gateway: Gateway): Promise<ChatResult> {
+export async function runChat(clientRequest: RawChatRequest, input: ChatCallInput, gateway: Gateway): Promise<ChatResult> {
   input.info.requested(clientRequest.model, clientRequest.stream === true);
 
   const repaired = await repairStep(clientRequest, gateway, input.log, gateway.repairOptions, input.info.keyName);

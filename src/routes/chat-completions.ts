@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { parseChatRequest } from '../api/chat-schema.js';
+import { chatRequestOf } from '../api/validated-body.js';
 import { rawJsonOf } from '../api/raw-json.js';
 import type { ChatChunk, ChatCompletion } from '../api/chat-types.js';
 import type { GatewayError } from '../errors.js';
@@ -12,7 +12,7 @@ export function registerChatCompletions(app: FastifyInstance, gateway: Gateway):
   app.post('/v1/chat/completions', { config: { endpoint: 'chat_completions' } }, async (request, reply) => {
     const info = requestInfoOf(request, 'chat_completions');
     const abort = clientAbortSignal(reply);
-    const chat = parseChatRequest(request.body);
+    const chat = chatRequestOf(request);
     const result = await runChat(chat, { requestId: request.id, headers: request.headers, signal: abort.signal, log: request.log, info, target: targetOf(request) }, gateway);
     if (result.kind === 'json') return reply.headers(result.headers).send(withRefusalField(result.completion));
     const includeUsage = chat.stream_options?.include_usage === true;
