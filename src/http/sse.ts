@@ -121,6 +121,12 @@ export async function writeSseFrom<T>(reply: FastifyReply, items: AsyncIterable<
     clearInterval(pinger);
     if (closed) await iterator.return?.().catch(() => undefined);
     res.off('close', onClose);
+    // Uncork before ending: Node 24 does not flush a response ended while corked (Node 20 did), so
+    // the last frames and [DONE] would never leave.
+    if (corked) {
+      corked = false;
+      if (!res.writableEnded) res.uncork();
+    }
     if (!res.writableEnded) res.end();
   }
 
