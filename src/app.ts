@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import type { Logger } from 'pino';
+import { registerBodyValidation } from './api/validated-body.js';
 import { createAuth } from './auth/index.js';
 import { registerGuards } from './auth/guard.js';
 import type { LoadedConfig } from './config/load.js';
@@ -95,7 +96,7 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions): Pro
     ...serverTimeouts(config.server),
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
-      return typeof given === 'string' && REQUEST_ID.test(given) ? given : `req_${randomUUID().replace(/-/g, '')}`;
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : `req_${randomUUID().replaceAll('-', '')}`;
     },
     forceCloseConnections: 'idle',
     return503OnClosing: true,
@@ -119,7 +120,8 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions): Pro
 
   if (tracing) registerTracing(app, tracing); // first hook: a SERVER span even for requests the guards refuse
 
-  app.addHook('onRequest', async (request, reply) => {
+  // Callback-style hooks (here and in auth/guard.ts): an async hook costs a promise per request.
+  app.addHook('onRequest', (request, reply, done) => {
     // On the raw response too: SSE replies write their head themselves (http/sse.ts).
     reply.raw.setHeader('x-request-id', request.id);
     const started = performance.now();
@@ -152,6 +154,7 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions): Pro
         'request',
       );
     });
+    done();
   });
 
   app.setErrorHandler(async (error, request, reply) => {
@@ -170,6 +173,8 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions): Pro
     return reply.code(error.status).send(error.toBody());
   });
 
+  // route → validate (preValidation) → guards and limits (preHandler) → the route's pipeline.
+  registerBodyValidation(app);
   registerGuards(app, gateway);
 
   const readiness: Readiness = { ready: false };

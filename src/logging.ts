@@ -47,3 +47,19 @@ export function createLogger(options: LoggerOptions): Logger {
     destination,
   );
 }
+
+interface BindableLogger<L> {
+  child(bindings: Record<string, unknown>): L;
+}
+
+/**
+ * Fields on every later line of a request's logger (tracing: trace_id, span_id, trace_flags). A
+ * per-request pino child gets them in place (setBindings: no second child per request); the shared
+ * root logger, or a logger without setBindings, gets a child instead.
+ */
+export function withBindings<L extends BindableLogger<L>>(log: L, bindings: Record<string, string>, root: unknown): L {
+  const pinoChild = log as L & { setBindings?: (bindings: Record<string, unknown>) => void };
+  if (log === root || typeof pinoChild.setBindings !== 'function') return log.child(bindings);
+  pinoChild.setBindings(bindings);
+  return log;
+}

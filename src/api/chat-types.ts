@@ -34,7 +34,7 @@ export interface ToolCall {
 export interface ChatMessage {
   role: Role;
   content?: MessageContent | null;
-  name?: string;
+  name?: string | null;
   tool_calls?: ToolCall[];
   tool_call_id?: string;
   [key: string]: unknown;
@@ -53,13 +53,40 @@ export interface ToolDefinition {
   function: FunctionDefinition;
 }
 
+/** OpenAI's three words, or another provider's (Mistral's 'any'): passed on for the upstream to judge. */
 export type ToolChoice =
   | 'auto'
   | 'none'
   | 'required'
+  | (string & {})
   | { type: 'function'; function: { name: string } }
   | { type: string; [key: string]: unknown };
 
+/**
+ * A message as validation left it (api/chat-schema.ts): the role is known, everything else is as
+ * the client sent it. The repair step checks the rest and produces ChatMessage.
+ */
+export interface RawChatMessage {
+  role: Role;
+  [key: string]: unknown;
+}
+
+/** A chat completions body after validation, before repair: only what parseChatRequest checked. */
+export interface RawChatRequest {
+  model: string;
+  messages: RawChatMessage[];
+  stream?: boolean;
+  stream_options?: { include_usage?: boolean | null; [key: string]: unknown } | null;
+  tools?: object[];
+  functions?: object[];
+  n?: number | null;
+  temperature?: number | null;
+  max_tokens?: number | null;
+  max_completion_tokens?: number | null;
+  [key: string]: unknown;
+}
+
+/** A chat request after the repair step: every field below was checked or built by it. */
 export interface ChatRequest {
   model: string;
   messages: ChatMessage[];

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { validatedBodyOf } from '../api/validated-body.js';
 import type { LimitsConfig } from '../config/schema.js';
 import { errors } from '../errors.js';
 import type { Gateway } from '../gateway.js';
@@ -9,6 +10,8 @@ import type { GatewayKey } from './keys.js';
 // The request guards, in Fastify hook order:
 //   onRequest  — gateway key on every /v1 route (401), metrics key on /metrics;
 //   preHandler — body counts and model name (400), model allowed for the key (403), rate limits and budget (429);
+//                on chat and Responses creation it reads the body preValidation already validated
+//                (api/validated-body.ts), elsewhere only fields whose type it checks itself;
 //   onSend     — /metrics scrubbed of configured secrets.
 // The key name goes on the request's RequestInfo so the pipeline can charge costs to it and
 // skip fallbacks the key may not use.
@@ -20,16 +23,20 @@ export function registerGuards(app: FastifyInstance, gateway: Gateway): void {
   const { keys, limiter } = gateway.auth;
   const limits = gateway.loaded.config.limits;
 
-  app.addHook('onRequest', async (request, reply) => {
-    const route = request.routeOptions.url;
-    const path = request.url.split('?')[0];
+  app.addHook('onRequest', (request, reply, done) => {
     if (endpointOf(request) === 'metrics') {
-      if (!keys.metricsAllowed(request.headers.authorization)) throw errors.invalidApiKey();
+      done(keys.metricsAllowed(request.headers.authorization) ? undefined : errors.invalidApiKey());
       return;
     }
-    if (!keys.enabled || !(isV1(route) || isV1(path))) return;
+    if (!keys.enabled || !(isV1(request.routeOptions.url) || isV1(request.url.split('?')[0]))) {
+      done();
+      return;
+    }
     const key = keys.authenticate(request.headers.authorization);
-    if (!key) throw errors.invalidApiKey();
+    if (!key) {
+      done(errors.invalidApiKey());
+      return;
+    }
     (request as WithKey)[KEY] = key;
     if (key.tokensPerMinute) {
       // Tokens are known when the answer is done (JSON or the end of a stream).
@@ -39,27 +46,44 @@ export function registerGuards(app: FastifyInstance, gateway: Gateway): void {
         void limiter.addTokens(key, tokens);
       });
     }
+    done();
   });
 
   // Labels can carry client text (unconfigured model names): a secret a client typed there is
   // still a secret for whoever scrapes /metrics.
-  app.addHook('onSend', async (request, _reply, payload) => {
-    if (endpointOf(request) !== 'metrics' || typeof payload !== 'string') return payload;
-    return gateway.auth.redact(payload);
+  app.addHook('onSend', (request, _reply, payload, done) => {
+    done(null, endpointOf(request) === 'metrics' && typeof payload === 'string' ? gateway.auth.redact(payload) : payload);
   });
 
-  app.addHook('preHandler', async (request) => {
-    checkCounts(request.body, limits);
-    checkModelName(request.body);
+  app.addHook('preHandler', (request, _reply, done) => {
+    let admitted: Promise<void> | undefined;
+    try {
+      admitted = admit(request);
+    } catch (error) {
+      done(error as Error);
+      return;
+    }
+    // Only a gateway key with limits waits for the counter store.
+    if (admitted) admitted.then(() => done(), done);
+    else done();
+  });
+
+  /** The preHandler's checks; a promise only when the limiter must be asked. */
+  function admit(request: FastifyRequest): Promise<void> | undefined {
+    const validated = validatedBodyOf(request);
+    const body: unknown = validated ? validated.request : request.body;
+    checkCounts(body, limits);
+    checkModelName(body);
     // The model is resolved here, once: the pipeline reads it from the request (routes/request-context.ts).
-    const model = isPipelineRoute(request) ? resolvedModelOf(request.body, gateway) : undefined;
+    const model = validated ? resolvedModelOf(validated.request.model, gateway) : undefined;
     if (model) attachTarget(request, model);
     const key = (request as WithKey)[KEY];
-    if (!key) return;
+    if (!key) return undefined;
     if (model && !key.allows(model)) throw errors.modelNotAllowed(model.requested, key.name);
-    await limiter.admit(key);
-    if (isPipelineRoute(request)) requestInfoOf(request, endpointOf(request)).authenticated(key.name);
-  });
+    return limiter.admit(key).then(() => {
+      if (isPipelineRoute(request)) requestInfoOf(request, endpointOf(request)).authenticated(key.name);
+    });
+  }
 }
 
 /** The gateway key that authenticated this request (undefined when no keys are configured). */
@@ -102,10 +126,9 @@ function checkModelName(body: unknown): void {
   }
 }
 
-/** The model a body names, when it resolves (an unknown model is left to the route's 404). */
-function resolvedModelOf(body: unknown, gateway: Gateway): ResolvedModel | undefined {
-  const model = typeof body === 'object' && body !== null ? (body as { model?: unknown }).model : undefined;
-  if (typeof model !== 'string' || model === '') return undefined;
+/** The model a validated body names, when it resolves (an unknown model is left to the route's 404). */
+function resolvedModelOf(model: string, gateway: Gateway): ResolvedModel | undefined {
+  if (model === '') return undefined;
   try {
     return gateway.router.resolve(model);
   } catch {

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parseChatRequest } from '../api/chat-schema.js';
-import type { ChatRequest } from '../api/chat-types.js';
+import type { ChatRequest, RawChatRequest } from '../api/chat-types.js';
 import { loadConfigFile } from '../config/load.js';
 import { isGatewayError } from '../errors.js';
 import { EMPTY_SNAPSHOT } from '../ledger/types.js';
@@ -31,7 +31,7 @@ export class LintInputError extends Error {
 }
 
 /** A saved request body, or just its messages (an array), as a chat completions request. */
-export function lintInput(text: string): ChatRequest {
+export function lintInput(text: string): RawChatRequest {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -49,7 +49,7 @@ export function lintInput(text: string): ChatRequest {
 }
 
 /** One repair-mode run (the endpoint's repairStep without the ledger lookup) and strict mode's verdict from it. */
-export function lint(request: ChatRequest, options: RepairOptions = DEFAULT_REPAIR_OPTIONS): LintReport {
+export function lint(request: RawChatRequest, options: RepairOptions = DEFAULT_REPAIR_OPTIONS): LintReport {
   let repaired: { request: ChatRequest; findings: Finding[] };
   try {
     repaired = repairRequest(request, { declaredTools: declaredToolsOf(request), ledger: EMPTY_SNAPSHOT, options: { ...options, mode: 'repair' } });
@@ -100,7 +100,7 @@ export function formatReport(file: string, report: LintReport): string {
 }
 
 export function lintCommand(file: string, options: { config?: string; json?: boolean }): number {
-  let request: ChatRequest;
+  let request: RawChatRequest;
   try {
     request = lintInput(readFileSync(file, 'utf8'));
   } catch (error) {

@@ -47,6 +47,15 @@ export interface SseOptions {
 }
 
 export async function writeSse(reply: FastifyReply, frames: AsyncIterable<string>, options: SseOptions): Promise<void> {
+  await writeSseFrom(reply, frames, (frame) => frame, options);
+}
+
+/**
+ * writeSse for items rendered to frames as they are written (one async step per item fewer than a
+ * generator that renders them); `render` may return '' for an item that sends nothing, and
+ * `options.last` is written after the last item.
+ */
+export async function writeSseFrom<T>(reply: FastifyReply, items: AsyncIterable<T>, render: (item: T) => string, options: SseOptions & { last?: string }): Promise<void> {
   reply.hijack();
   const res = reply.raw;
   let closed = false;
@@ -59,6 +68,21 @@ export async function writeSse(reply: FastifyReply, frames: AsyncIterable<string
     wake?.();
   };
   res.on('close', onClose);
+  // What is written in the same tick (the headers and a first burst read from upstream, a burst's
+  // frames, the last frames and [DONE]) goes out in one socket write: writes cork the response,
+  // and the cork comes off once the tick's promise jobs have run — no timer, so nothing waits.
+  let corked = false;
+  const uncork = (): void => {
+    corked = false;
+    if (!res.writableEnded) res.uncork();
+  };
+  const cork = (): void => {
+    if (corked) return;
+    corked = true;
+    res.cork();
+    process.nextTick(uncork);
+  };
+  cork();
   res.writeHead(200, {
     ...options.headers,
     'content-type': 'text/event-stream; charset=utf-8',
@@ -77,23 +101,18 @@ export async function writeSse(reply: FastifyReply, frames: AsyncIterable<string
   }, Math.max(10, Math.floor(pingMs / 2))) : undefined;
   pinger?.unref();
 
-  const iterator = frames[Symbol.asyncIterator]();
+  const iterator = items[Symbol.asyncIterator]();
   try {
     while (!closed) {
       const next = await iterator.next();
-      if (next.done || closed) break;
-      lastWrite = Date.now();
-      if (!res.write(next.value)) {
-        await new Promise<void>((resolve) => {
-          const done = (): void => {
-            res.off('drain', done);
-            wake = undefined;
-            resolve();
-          };
-          wake = done;
-          res.once('drain', done);
-        });
+      if (closed) break;
+      const frame = next.done ? (options.last ?? '') : render(next.value);
+      if (frame !== '') {
+        lastWrite = Date.now();
+        cork();
+        if (!res.write(frame) && !next.done) await drained();
       }
+      if (next.done) break;
     }
   } catch (error) {
     options.onError?.(error);
@@ -102,6 +121,24 @@ export async function writeSse(reply: FastifyReply, frames: AsyncIterable<string
     clearInterval(pinger);
     if (closed) await iterator.return?.().catch(() => undefined);
     res.off('close', onClose);
+    // Uncork before ending: Node 24 does not flush a response ended while corked (Node 20 did), so
+    // the last frames and [DONE] would never leave.
+    if (corked) {
+      corked = false;
+      if (!res.writableEnded) res.uncork();
+    }
     if (!res.writableEnded) res.end();
+  }
+
+  function drained(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const done = (): void => {
+        res.off('drain', done);
+        wake = undefined;
+        resolve();
+      };
+      wake = done;
+      res.once('drain', done);
+    });
   }
 }

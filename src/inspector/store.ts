@@ -101,12 +101,10 @@ export class InspectorStore {
     this.head++;
     this.total -= entry.bytes;
     this.evictedCount++;
+    // Entries of one id (clients may reuse an x-request-id) are in insertion order: the oldest is first.
     const same = this.byId.get(entry.summary.id);
-    if (same) {
-      const rest = same.filter((other) => other !== entry);
-      if (rest.length > 0) this.byId.set(entry.summary.id, rest);
-      else this.byId.delete(entry.summary.id);
-    }
+    if (same?.[0] === entry) same.shift();
+    if (same?.length === 0) this.byId.delete(entry.summary.id);
     // Compact once half the array is evicted slots: amortized O(1) per record.
     if (this.head > 1024 && this.head * 2 > this.entries.length) {
       this.entries = this.entries.slice(this.head);

@@ -1,5 +1,5 @@
 import { createHash, hash as hashOnce, type Hash } from 'node:crypto';
-import type { ChatMessage, ChatRequest } from '../api/chat-types.js';
+import type { RawChatMessage, RawChatRequest } from '../api/chat-types.js';
 import type { LedgerQuery } from './types.js';
 
 // Conversation-prefix fingerprints: how a later request finds the assistant message the gateway
@@ -51,7 +51,7 @@ export function contentText(content: unknown): string {
 }
 
 /** Assistant text may travel as content, or (response echoes) as `refusal` / `audio.transcript`. */
-function messageText(message: ChatMessage): string {
+function messageText(message: RawChatMessage): string {
   const text = contentText(message.content);
   if (text.trim() !== '' || message.role !== 'assistant') return text;
   if (typeof message.refusal === 'string') return message.refusal;
@@ -75,17 +75,17 @@ function start(scope: string | undefined): Hash {
   return hash;
 }
 
-function messageRecord(message: ChatMessage): string {
+function messageRecord(message: RawChatMessage): string {
   const text = messageText(message).replace(WS, ' ').trim();
   return `${normalizedRole(message.role)}\u0000${text}\u0001`;
 }
 
-function feed(hash: Hash, message: ChatMessage): void {
+function feed(hash: Hash, message: RawChatMessage): void {
   hash.update(messageRecord(message));
 }
 
 /** Fingerprint of `messages[0..end)`: the same bytes as the incremental form, hashed in one call. */
-export function prefixFingerprint(messages: readonly ChatMessage[], end: number, scope?: string): string {
+export function prefixFingerprint(messages: readonly RawChatMessage[], end: number, scope?: string): string {
   let text = scope !== undefined ? `scope\u0000${scope}\u0001` : '';
   const stop = Math.min(end, messages.length);
   for (let i = 0; i < stop; i++) text += messageRecord(messages[i]);
@@ -93,7 +93,7 @@ export function prefixFingerprint(messages: readonly ChatMessage[], end: number,
 }
 
 /** `prefixFingerprint(messages, end)` for each of `ends` (ascending): one pass, one digest per end. */
-export function prefixFingerprintsAt(messages: readonly ChatMessage[], ends: readonly number[], scope?: string): string[] {
+export function prefixFingerprintsAt(messages: readonly RawChatMessage[], ends: readonly number[], scope?: string): string[] {
   const hash = start(scope);
   const out: string[] = [];
   let fed = 0;
@@ -110,7 +110,7 @@ export function prefixFingerprintsAt(messages: readonly ChatMessage[], ends: rea
  * `result[length]` fingerprints the whole list (what an answer to these messages is recorded under).
  * One incremental hash: O(total text).
  */
-export function allPrefixFingerprints(messages: readonly ChatMessage[], scope?: string): string[] {
+export function allPrefixFingerprints(messages: readonly RawChatMessage[], scope?: string): string[] {
   const hash = start(scope);
   const out = new Array<string>(messages.length + 1);
   for (let i = 0; i < messages.length; i++) {
@@ -121,7 +121,7 @@ export function allPrefixFingerprints(messages: readonly ChatMessage[], scope?: 
   return out;
 }
 
-function hasToolCalls(message: ChatMessage): boolean {
+function hasToolCalls(message: RawChatMessage): boolean {
   return Array.isArray(message.tool_calls) && message.tool_calls.length > 0;
 }
 
@@ -129,7 +129,7 @@ function hasToolCalls(message: ChatMessage): boolean {
  * Indexes of assistant messages that lost their calls: no tool_calls / function_call, yet followed
  * by a tool result. Only these can be restored by prefix, so only these are looked up.
  */
-export function restoreCandidates(messages: readonly ChatMessage[]): number[] {
+export function restoreCandidates(messages: readonly RawChatMessage[]): number[] {
   const out: number[] = [];
   for (let i = 0; i + 1 < messages.length; i++) {
     const message = messages[i];
@@ -142,7 +142,7 @@ export function restoreCandidates(messages: readonly ChatMessage[]): number[] {
 }
 
 /** What the pipeline prefetches for a request: every call id it mentions + the candidate prefixes. */
-export function ledgerQueryFor(request: ChatRequest, scope?: string): LedgerQuery {
+export function ledgerQueryFor(request: RawChatRequest, scope?: string): LedgerQuery {
   const messages = request.messages;
   const ids = new Set<string>();
   for (const message of messages) {

@@ -1,8 +1,9 @@
-import type { ChatChunk, ChatCompletion, ChatRequest, ToolCall } from '../api/chat-types.js';
+import type { ChatChunk, ChatCompletion, RawChatRequest, ToolCall } from '../api/chat-types.js';
 import type { Gateway } from '../gateway.js';
 import type { ResponseMode } from '../metrics/index.js';
 import { normalizeCompletion, type NormalizeReport } from '../toolcalls/normalize.js';
-import { normalizeStream } from '../toolcalls/normalize-stream.js';
+import { batchesOf, flatten } from '../providers/chunk-batches.js';
+import { createStreamNormalizer } from '../toolcalls/normalize-stream.js';
 import { providerContext } from './provider-context.js';
 import { recordAnswer, StreamAnswerRecorder } from './record.js';
 import { repairStep } from './repair-step.js';
@@ -22,10 +23,12 @@ export type ChatResult =
       kind: 'stream';
       /** Normalized chunks, usage chunk included (the caller decides whether the client gets it). */
       chunks: AsyncIterable<ChatChunk>;
+      /** The same chunks a batch at a time (what one upstream read brought); read one of the two, not both. */
+      batches: AsyncIterable<ChatChunk[]>;
       headers: Record<string, string>;
     };
 
-export async function runChat(clientRequest: ChatRequest, input: ChatCallInput, gateway: Gateway): Promise<ChatResult> {
+export async function runChat(clientRequest: RawChatRequest, input: ChatCallInput, gateway: Gateway): Promise<ChatResult> {
   input.info.requested(clientRequest.model, clientRequest.stream === true);
 
   const repaired = await repairStep(clientRequest, gateway, input.log, gateway.repairOptions, input.info.keyName);
@@ -54,22 +57,36 @@ export async function runChat(clientRequest: ChatRequest, input: ChatCallInput, 
     return { kind: 'json', completion: normalized.completion, headers };
   }
 
-  // With the inspector on, the upstream's own text is kept (bounded) to show a text call's raw span.
-  const upstream = gateway.loaded.config.inspector.enabled ? keepUpstreamText(call.chunks, input.info) : call.chunks;
-  const normalized = normalizeStream(upstream, call.normalizeContext);
+  // With the inspector on, the upstream's own text is kept (bounded) to show a text call's raw span
+  // (chunk by chunk: the inspector is off unless enabled).
+  const upstream = gateway.loaded.config.inspector.enabled ? batchesOf(keepUpstreamText(flatten(call.batches), input.info)) : call.batches;
+  const normalizer = createStreamNormalizer(call.normalizeContext);
   const recorder = new StreamAnswerRecorder(gateway, clientRequest, served, input.log, input.info.keyName);
-  async function* observed(): AsyncGenerator<ChatChunk> {
-    for await (const chunk of normalized.chunks) {
+  // Per batch: normalize, then record and time what the client gets; one async step per batch.
+  const observe = (out: ChatChunk[]): void => {
+    for (const chunk of out) {
       recorder.observe(chunk);
       if (chunk.choices.length > 0) telemetry.firstToken(served);
-      yield chunk;
     }
-    const mode = answerMode(normalized.report, call);
-    input.info.answered({ mode, usage: recorder.usage, report: normalized.report, clientText: recorder.answer.content, calls: recorder.answer.calls.map(callOf) });
-    telemetry.answer(served, normalized.report, mode, recorder.usage, toolsDeclared);
+  };
+  async function* observed(): AsyncGenerator<ChatChunk[]> {
+    for await (const batch of upstream) {
+      const out: ChatChunk[] = [];
+      for (const chunk of batch) normalizer.push(chunk, out);
+      observe(out);
+      if (out.length > 0) yield out;
+    }
+    const tail: ChatChunk[] = [];
+    normalizer.end(tail);
+    observe(tail);
+    if (tail.length > 0) yield tail;
+    const mode = answerMode(normalizer.report, call);
+    input.info.answered({ mode, usage: recorder.usage, report: normalizer.report, clientText: recorder.answer.content, calls: recorder.answer.calls.map(callOf) });
+    telemetry.answer(served, normalizer.report, mode, recorder.usage, toolsDeclared);
     await recorder.finish();
   }
-  return { kind: 'stream', chunks: observed(), headers };
+  const batches = observed();
+  return { kind: 'stream', batches, chunks: flatten(batches), headers };
 }
 
 /** `prompt` when the tools went into the prompt; otherwise what the normalizer saw. */

@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger as Logger } from 'fastify';
-import type { AssistantMessage, ChatChunk, ChatCompletion, ChatRequest, ToolCall, Usage } from '../api/chat-types.js';
+import type { AssistantMessage, ChatChunk, ChatCompletion, RawChatRequest, ToolCall, Usage } from '../api/chat-types.js';
 import type { Gateway } from '../gateway.js';
 import { prefixFingerprint } from '../ledger/fingerprint.js';
 import type { ResolvedModel } from '../routing/router.js';
@@ -12,7 +12,7 @@ import { scopeOf } from '../state/scope.js';
 
 export async function recordAnswer(
   gateway: Gateway,
-  clientRequest: ChatRequest,
+  clientRequest: RawChatRequest,
   completion: ChatCompletion,
   target: ResolvedModel,
   log: Logger,
@@ -25,7 +25,7 @@ export async function recordAnswer(
 
 async function remember(
   gateway: Gateway,
-  clientRequest: ChatRequest,
+  clientRequest: RawChatRequest,
   message: AssistantMessage,
   target: ResolvedModel,
   log: Logger,
@@ -53,7 +53,7 @@ export class StreamAnswerRecorder {
 
   constructor(
     private readonly gateway: Gateway,
-    private readonly clientRequest: ChatRequest,
+    private readonly clientRequest: RawChatRequest,
     private readonly target: ResolvedModel,
     private readonly log: Logger,
     private readonly scope?: string,

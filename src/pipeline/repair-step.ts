@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger as Logger } from 'fastify';
-import type { ChatRequest } from '../api/chat-types.js';
+import type { ChatRequest, RawChatRequest } from '../api/chat-types.js';
 import type { Gateway } from '../gateway.js';
 import { ledgerQueryFor } from '../ledger/fingerprint.js';
 import { EMPTY_SNAPSHOT } from '../ledger/types.js';
@@ -8,6 +8,7 @@ import type { Finding, RepairOptions } from '../repair/types.js';
 import { scopeOf } from '../state/scope.js';
 
 export interface RepairOutcome {
+  /** The strict type: produced (and checked) by the repair passes. */
   request: ChatRequest;
   findings: Finding[];
   /** Value of the x-toolgate-repairs header; undefined when nothing was repaired. */
@@ -18,7 +19,7 @@ export interface RepairOutcome {
 
 /** Fetches what the ledger knows about this history (the only I/O), then runs the pure passes. */
 export async function repairStep(
-  request: ChatRequest,
+  request: RawChatRequest,
   gateway: Gateway,
   log: Logger,
   options: RepairOptions = gateway.repairOptions,

@@ -1,4 +1,4 @@
-import type { ChatRequest, Usage } from '../api/chat-types.js';
+import type { RawChatRequest, Usage } from '../api/chat-types.js';
 import type { Gateway } from '../gateway.js';
 import { isRecord } from '../is-record.js';
 import { taskKeyFor, type LlmCallOutcome, type ModelMetrics, type ResponseMode } from '../metrics/index.js';
@@ -19,7 +19,7 @@ export class RequestTelemetry {
   constructor(
     private readonly gateway: Gateway,
     private readonly info: RequestInfo,
-    request: ChatRequest,
+    request: RawChatRequest,
     headerTaskId: string | undefined,
   ) {
     this.taskKey = taskKeyFor({

@@ -1,4 +1,5 @@
 import type { ChatChunk, ChatCompletion, ChatRequest, ToolDefinition } from '../api/chat-types.js';
+import { batchesOf } from '../providers/chunk-batches.js';
 import type { ProviderCallContext } from '../providers/types.js';
 import { declaredToolsOf } from '../repair/index.js';
 import type { ResolvedModel } from '../routing/router.js';
@@ -15,7 +16,7 @@ import { attempts, callWithFallbacks, settledOnEnd, type CallScope } from './ups
 // retried once in prompt mode, and the model is served in prompt mode for a while
 // (tool-support.ts); any other 400 about tools is the request's own and goes back to the client.
 
-type Sent = { kind: 'json'; completion: ChatCompletion } | { kind: 'stream'; chunks: AsyncIterable<ChatChunk> };
+type Sent = { kind: 'json'; completion: ChatCompletion } | { kind: 'stream'; batches: AsyncIterable<ChatChunk[]> };
 type TargetCall = Sent & { normalizeContext: NormalizeContext; promptMode: boolean };
 
 export type UpstreamCall = TargetCall & {
@@ -80,7 +81,7 @@ async function callTarget(input: TargetInput, scope: CallScope): Promise<TargetC
         if (body.stream) {
           // Handed back once the upstream accepted it: from here on nothing is retried.
           const chunks = await provider.stream(body, context);
-          return { kind: 'stream', chunks: settledOnEnd(chunks, permit, settle, scope) };
+          return { kind: 'stream', batches: settledOnEnd(batchesOf(chunks), permit, settle, scope) };
         }
         const completion = await provider.complete(body, context);
         settle('success');

@@ -1,7 +1,9 @@
 import type { ChatChunk, ChatCompletion, ChatRequest } from '../api/chat-types.js';
 import { withRawJson } from '../api/raw-json.js';
 import { errors } from '../errors.js';
-import { readSse } from './sse-reader.js';
+import { batchedChunks } from './chunk-batches.js';
+import { ChunkTemplates, chunkReadStats } from './chunk-template.js';
+import { readSse, readSseBatches } from './sse-reader.js';
 import { checkedChunk, checkedCompletion } from './upstream-shapes.js';
 import type { NativeResponses, ProviderAdapter, ProviderCallContext, ProviderCapabilities, ProviderSettings, SseEvent } from './types.js';
 import { forwardedHeaders, UpstreamClient, upstreamErrorFrom, type UpstreamResponse } from './upstream-http.js';
@@ -44,7 +46,7 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
 
   async stream(request: ChatRequest, context: ProviderCallContext): Promise<AsyncIterable<ChatChunk>> {
     const response = await this.post('/chat/completions', { ...request, model: context.upstreamModel, stream: true }, context, true);
-    return this.chunks(response);
+    return batchedChunks(readSseBatches(response.body, (error) => this.client.mapError(error, 'body'), streamChunkReader(this.settings.name)));
   }
 
   private async postJson(path: string, body: Record<string, unknown>, context: ProviderCallContext): Promise<Record<string, unknown>> {
@@ -71,27 +73,6 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
     yield* readSse(response.body, (error) => this.client.mapError(error, 'body'));
   }
 
-  private async *chunks(response: UpstreamResponse): AsyncGenerator<ChatChunk> {
-    const provider = this.settings.name;
-    for await (const event of readSse(response.body, (error) => this.client.mapError(error, 'body'))) {
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(event.data);
-      } catch {
-        throw errors.upstreamBadResponse(provider, 'a stream event that is not JSON');
-      }
-      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-        throw errors.upstreamBadResponse(provider, 'a stream event that is not a JSON object');
-      }
-      const maybeError = (parsed as { error?: unknown }).error;
-      if (maybeError !== undefined && maybeError !== null) {
-        throw upstreamErrorFrom(provider, 502, event.data);
-      }
-      // Remembers the upstream's text: an unchanged chunk is relayed byte for byte (routes/chat-completions.ts).
-      yield withRawJson(checkedChunk(provider, parsed), event.data);
-    }
-  }
-
   private async post(path: string, body: Record<string, unknown>, context: ProviderCallContext, stream: boolean): Promise<UpstreamResponse> {
     const response = await this.client.post(path, JSON.stringify(body), forwardedHeaders(context), context.signal);
     if (response.status >= 400) {
@@ -116,4 +97,39 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
   async close(): Promise<void> {
     await this.client.close();
   }
+}
+
+/**
+ * Reads one stream's events into chunks that remember the upstream's text (relayed byte for byte
+ * when unchanged). A content or argument event shaped like one already parsed is recognized from its text
+ * (chunk-template.ts); `templates: false` parses and checks every event (the reference in tests).
+ */
+export function streamChunkReader(provider: string, templates = true): (event: SseEvent) => ChatChunk {
+  const template = new ChunkTemplates();
+  return (event) => {
+    const known = templates ? template.match(event.data) : undefined;
+    if (known !== undefined) return withRawJson(known, event.data);
+    const chunk = parseChunk(provider, event);
+    chunkReadStats.parsed++;
+    if (templates) template.learn(chunk, event.data);
+    return chunk;
+  };
+}
+
+/** One upstream event as a checked chunk that remembers the upstream's text (relayed byte for byte when unchanged). */
+function parseChunk(provider: string, event: SseEvent): ChatChunk {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(event.data);
+  } catch {
+    throw errors.upstreamBadResponse(provider, 'a stream event that is not JSON');
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw errors.upstreamBadResponse(provider, 'a stream event that is not a JSON object');
+  }
+  const maybeError = (parsed as { error?: unknown }).error;
+  if (maybeError !== undefined && maybeError !== null) {
+    throw upstreamErrorFrom(provider, 502, event.data);
+  }
+  return withRawJson(checkedChunk(provider, parsed), event.data);
 }

@@ -17,12 +17,6 @@ const completionSchema = z.looseObject({
   usage,
 });
 
-const chunkSchema = z.looseObject({
-  // A choice without `delta` (some hosts' last chunk) is read as an empty delta.
-  choices: z.array(z.looseObject({ delta: z.looseObject({ content, tool_calls: toolCalls }).optional() })),
-  usage,
-});
-
 function describe(error: z.ZodError): string {
   const issue = error.issues[0];
   const path = issue.path.length > 0 ? issue.path.join('.') : 'the body';
@@ -38,9 +32,52 @@ export function checkedCompletion(provider: string, value: unknown): ChatComplet
 
 /** One stream chunk, or a 502 naming the first problem. Returns the same object (raw JSON stays attached). */
 export function checkedChunk(provider: string, value: unknown): ChatChunk {
-  const result = chunkSchema.safeParse(value);
-  if (!result.success) throw errors.upstreamBadResponse(provider, `a stream chunk is not OpenAI-shaped (${describe(result.error)})`);
+  const problem = chunkProblem(value);
+  if (problem !== undefined) throw errors.upstreamBadResponse(provider, `a stream chunk is not OpenAI-shaped (${problem})`);
   const chunk = value as ChatChunk;
   for (const choice of chunk.choices) if (choice.delta === undefined) choice.delta = {};
   return chunk;
+}
+
+// The chunk check runs once per streamed event, so it is written out by hand (a schema library
+// costs several times a JSON.parse per event). It accepts exactly what the completion schema's
+// streaming twin would: `choices` an array of objects whose optional `delta` is an object with
+// `content` a string, array or null and `tool_calls` null or an array of objects whose optional
+// `function` is an object; `usage` absent, null or an object. Other fields pass untouched.
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The first thing wrong with a chunk, as `path: what was expected`; undefined when it is fine. */
+export function chunkProblem(value: unknown): string | undefined {
+  if (!isObject(value)) return 'the body: expected object';
+  const choices = value.choices;
+  if (!Array.isArray(choices)) return `choices: expected array, received ${kindOf(choices)}`;
+  for (let i = 0; i < choices.length; i++) {
+    const choice: unknown = choices[i];
+    if (!isObject(choice)) return `choices.${i}: expected object, received ${kindOf(choice)}`;
+    const delta = choice.delta;
+    if (delta === undefined) continue;
+    if (!isObject(delta)) return `choices.${i}.delta: expected object, received ${kindOf(delta)}`;
+    const content = delta.content;
+    if (content !== undefined && content !== null && typeof content !== 'string' && !Array.isArray(content)) {
+      return `choices.${i}.delta.content: expected string, array or null, received ${kindOf(content)}`;
+    }
+    const calls = delta.tool_calls;
+    if (calls === undefined || calls === null) continue;
+    if (!Array.isArray(calls)) return `choices.${i}.delta.tool_calls: expected array, received ${kindOf(calls)}`;
+    for (let j = 0; j < calls.length; j++) {
+      const call: unknown = calls[j];
+      if (!isObject(call)) return `choices.${i}.delta.tool_calls.${j}: expected object, received ${kindOf(call)}`;
+      if (call.function !== undefined && !isObject(call.function)) return `choices.${i}.delta.tool_calls.${j}.function: expected object, received ${kindOf(call.function)}`;
+    }
+  }
+  const usage = value.usage;
+  if (usage !== undefined && usage !== null && !isObject(usage)) return `usage: expected object, received ${kindOf(usage)}`;
+  return undefined;
+}
+
+function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  return typeof value;
 }

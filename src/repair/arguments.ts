@@ -1,4 +1,3 @@
-import type { ToolCall } from '../api/chat-types.js';
 import { repairJsonBounded } from './bounded-json.js';
 import { isValidJson } from './json-check.js';
 import type { FindingKind } from './kinds.js';
@@ -46,7 +45,7 @@ export const argumentsPass: RepairPass = {
     const findings: Finding[] = [];
     messages.forEach((message, i) => {
       if (message.role !== 'assistant' || !hasCalls(message)) return;
-      let calls: ToolCall[] | null = null;
+      let calls: unknown[] | null = null;
       for (let j = 0; j < message.tool_calls.length; j++) {
         const call = message.tool_calls[j];
         if (!isRecord(call) || !isRecord(call.function)) continue;

@@ -1,4 +1,4 @@
-import type { ChatMessage, ToolCall } from '../api/chat-types.js';
+import type { RawChatMessage, ToolCall } from '../api/chat-types.js';
 import type { Finding, RepairPass } from './types.js';
 import { allCallIds, callId, callName, finding, hasCalls, MessageList, resultId, uniqueId } from './util.js';
 
@@ -90,7 +90,7 @@ export const callIdsPass: RepairPass = {
       const k = used.get(key) ?? 0;
       used.set(key, k + 1);
       const target = mine[Math.min(k, mine.length - 1)].id;
-      if (target !== id) list.set(t, { ...message, tool_call_id: target } satisfies ChatMessage);
+      if (target !== id) list.set(t, { ...message, tool_call_id: target } satisfies RawChatMessage);
     });
     return { request: list.result(request), findings };
   },

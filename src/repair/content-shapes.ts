@@ -1,4 +1,4 @@
-import type { ChatMessage, ContentPart, MessageContent, ToolCall } from '../api/chat-types.js';
+import type { RawChatMessage, ContentPart, MessageContent, ToolCall } from '../api/chat-types.js';
 import { errors } from '../errors.js';
 import type { LedgerSnapshot } from '../ledger/types.js';
 import type { FindingKind } from './kinds.js';
@@ -114,7 +114,7 @@ function fixCall(raw: unknown, index: number, j: number, ledger: LedgerSnapshot)
   return out as ToolCall;
 }
 
-function fixAssistantFields(message: ChatMessage, next: () => ChatMessage, notes: Note[]): void {
+function fixAssistantFields(message: RawChatMessage, next: () => RawChatMessage, notes: Note[]): void {
   const emptyText = contentText(message.content).trim() === '';
   if ('refusal' in message) {
     const draft = next();
@@ -138,7 +138,7 @@ function fixAssistantFields(message: ChatMessage, next: () => ChatMessage, notes
   }
 }
 
-function fixCalls(message: ChatMessage, index: number, ledger: LedgerSnapshot, next: () => ChatMessage, notes: Note[]): void {
+function fixCalls(message: RawChatMessage, index: number, ledger: LedgerSnapshot, next: () => RawChatMessage, notes: Note[]): void {
   if (!('tool_calls' in message)) return;
   const calls: unknown = message.tool_calls;
   if (!Array.isArray(calls) || calls.length === 0) {
@@ -160,7 +160,7 @@ function fixCalls(message: ChatMessage, index: number, ledger: LedgerSnapshot, n
 }
 
 /** Cheap check for the common, already-valid message (the fast path for long valid histories). */
-function plainlyValid(message: ChatMessage): boolean {
+function plainlyValid(message: RawChatMessage): boolean {
   const content: unknown = message.content;
   switch (message.role) {
     case 'user':
@@ -186,16 +186,16 @@ function plainlyValid(message: ChatMessage): boolean {
   }
 }
 
-function hasResponseFields(message: ChatMessage): boolean {
+function hasResponseFields(message: RawChatMessage): boolean {
   return 'refusal' in message || 'audio' in message || 'annotations' in message || 'parsed' in message;
 }
 
-function fixMessage(message: ChatMessage, index: number, ledger: LedgerSnapshot): { message: ChatMessage; notes: Note[] } | null {
+function fixMessage(message: RawChatMessage, index: number, ledger: LedgerSnapshot): { message: RawChatMessage; notes: Note[] } | null {
   if (plainlyValid(message)) return null;
   const role = message.role;
   if (role !== 'assistant' && role !== 'tool' && role !== 'user' && role !== 'system' && role !== 'developer') return null;
-  let draft: ChatMessage | null = null;
-  const next = (): ChatMessage => (draft ??= { ...message });
+  let draft: RawChatMessage | null = null;
+  const next = (): RawChatMessage => (draft ??= { ...message });
   const notes: Note[] = [];
   if (role === 'assistant') {
     fixCalls(message, index, ledger, next, notes);
@@ -205,7 +205,7 @@ function fixMessage(message: ChatMessage, index: number, ledger: LedgerSnapshot)
     next().tool_call_id = String(message.tool_call_id);
     notes.push({ kind: 'tool_call_shape', detail: 'numeric tool_call_id → string' });
   }
-  const current: ChatMessage = draft ?? message;
+  const current: RawChatMessage = draft ?? message;
   const content = fixContent(current.content, role, hasCalls(current));
   if (content !== undefined) {
     next().content = content.value;

@@ -1,9 +1,9 @@
-import type { ChatMessage, ContentPart } from '../api/chat-types.js';
+import type { RawChatMessage, ContentPart } from '../api/chat-types.js';
 import type { Finding, RepairPass } from './types.js';
 import { clip, finding, hasCalls, isRecord } from './util.js';
 
 // Pass 9: frameworks that stringify their own objects send reprs as text:
-// `<agent_framework._types.ChatMessage object at 0x10c394210>`, `[object Object]`. The model learns
+// `<agent_framework._types.RawChatMessage object at 0x10c394210>`, `[object Object]`. The model learns
 // nothing from them and may start imitating them. Always a finding; with corruptedContent 'drop'
 // the repr text is removed: a message that was nothing but reprs goes away (a tool result keeps
 // its place with options.missingResultText, an assistant with calls keeps its calls).
@@ -35,7 +35,7 @@ function findReprs(content: unknown): string[] {
 }
 
 /** Content without reprs; '' when nothing else was there. */
-function cleaned(content: ChatMessage['content']): ChatMessage['content'] {
+function cleaned(content: RawChatMessage['content']): RawChatMessage['content'] {
   if (typeof content === 'string') return strip(content);
   if (!Array.isArray(content)) return content;
   const parts: ContentPart[] = [];
@@ -56,7 +56,7 @@ export const corruptedContentPass: RepairPass = {
     const messages = request.messages;
     const drop = context.options.corruptedContent === 'drop';
     const findings: Finding[] = [];
-    let out: ChatMessage[] | null = null;
+    let out: RawChatMessage[] | null = null;
     for (let i = 0; i < messages.length; i++) {
       const message = messages[i];
       const reprs = findReprs(message.content);

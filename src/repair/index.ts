@@ -1,4 +1,4 @@
-import type { ChatRequest } from '../api/chat-types.js';
+import type { ChatRequest, RawChatRequest } from '../api/chat-types.js';
 import { errors, type GatewayError } from '../errors.js';
 import { argumentsPass } from './arguments.js';
 import { callIdsPass } from './call-ids.js';
@@ -12,7 +12,8 @@ import { restoreToolCallsPass } from './restore-tool-calls.js';
 import { resultIdsPass } from './result-ids.js';
 import { toolDefinitionsPass } from './tool-definitions.js';
 import { toolLoopPass } from './tool-loop.js';
-import type { Finding, PassResult, RepairContext, RepairPass } from './types.js';
+import { isChatRequest, shapeProblems } from './checked.js';
+import type { Finding, RepairContext, RepairOptions, RepairPass } from './types.js';
 import { historyProblems } from './validate.js';
 
 export { declaredToolsOf } from './tool-definitions.js';
@@ -62,7 +63,7 @@ function describe(finding: Finding): string {
   return finding.index >= 0 ? `messages[${finding.index}]: ${finding.detail} [${finding.kind}]` : `${finding.detail} [${finding.kind}]`;
 }
 
-function runPasses(request: ChatRequest, context: RepairContext): { request: ChatRequest; findings: Finding[]; changes: Finding[] } {
+function runPasses(request: RawChatRequest, context: RepairContext): { request: RawChatRequest; findings: Finding[]; changes: Finding[] } {
   let current = request;
   const findings: Finding[] = [];
   const changes: Finding[] = [];
@@ -83,14 +84,15 @@ function runPasses(request: ChatRequest, context: RepairContext): { request: Cha
  * changed: every finding that would change the request goes into one 400 listing every problem
  * (the loop note is advice, not a repair, so strict mode never adds it). In repair mode, a result
  * that still breaks the tool-history rules is a 400 saying what is wrong and what was tried.
+ * Either way the result is a ChatRequest only once checked.ts has seen it is one.
  */
-export function repairRequest(request: ChatRequest, context: RepairContext): PassResult {
+export function repairRequest(request: RawChatRequest, context: RepairContext): RepairedRequest {
   const options = context.options;
   if (options.mode === 'strict') {
     const run = runPasses(request, { ...context, options: { ...options, loopNote: false } });
     const refusal = strictModeError(run.changes, run.request !== request);
     if (refusal) throw refusal;
-    return { request, findings: run.findings };
+    return { request: checked(request, run.changes, options), findings: run.findings };
   }
 
   const run = runPasses(request, context);
@@ -105,7 +107,24 @@ export function repairRequest(request: ChatRequest, context: RepairContext): Pas
       );
     }
   }
-  return { request: run.request, findings: run.findings };
+  return { request: checked(run.request, run.changes, options), findings: run.findings };
+}
+
+/** The outcome of repair: the strict request type every later step reads, and what was found. */
+export interface RepairedRequest {
+  request: ChatRequest;
+  findings: Finding[];
+}
+
+/** The repaired request as a ChatRequest, or a 400 naming what is still malformed (checked.ts). */
+function checked(request: RawChatRequest, changes: readonly Finding[], options: RepairOptions): ChatRequest {
+  if (isChatRequest(request)) return request;
+  // The one unchecked way through, chosen in config: with a structural pass switched off the
+  // operator lets the upstream decide, so the body goes on as the client shaped it.
+  if (STRUCTURAL_PASSES.some((name) => options.disabled.has(name))) return request as ChatRequest;
+  const problems = shapeProblems(request);
+  const tried = changes.length > 0 ? numbered(changes.map(describe)) : 'no repair applied';
+  throw errors.unrepairableHistory(`The request is malformed: ${numbered(problems)}. toolgate tried: ${tried}.`);
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { ChatMessage, ToolCall } from '../api/chat-types.js';
+import type { RawChatMessage, ToolCall } from '../api/chat-types.js';
 import type { Finding, RepairPass } from './types.js';
 import { allCallIds, finding, isRecord, MessageList, nonEmptyString, omitKeys, uniqueId } from './util.js';
 
@@ -50,7 +50,7 @@ export const legacyFunctionsPass: RepairPass = {
       } else if (message.role === 'function') {
         const name = typeof message.name === 'string' ? message.name : '';
         const id = pending.get(name)?.shift();
-        const next: ChatMessage = { ...message, role: 'tool' };
+        const next: RawChatMessage = { ...message, role: 'tool' };
         if (id !== undefined && !nonEmptyString(message.tool_call_id)) next.tool_call_id = id;
         list.set(i, next);
         const matched = id !== undefined ? ` answering ${id}` : '';

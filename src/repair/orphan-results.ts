@@ -1,4 +1,4 @@
-import type { ChatMessage, ContentPart } from '../api/chat-types.js';
+import type { RawChatMessage, ContentPart } from '../api/chat-types.js';
 import type { Finding, RepairPass } from './types.js';
 import { allCallIds, contentText, finding, MessageList, nonEmptyString, resultId } from './util.js';
 
@@ -6,14 +6,14 @@ import { allCallIds, contentText, finding, MessageList, nonEmptyString, resultId
 // back) is rejected by strict upstreams and misread by lenient ones. Its content still matters to
 // the model, so it becomes a user message that says it is a tool result. Never dropped.
 
-function header(message: ChatMessage): string {
+function header(message: RawChatMessage): string {
   const name = nonEmptyString(message.name) ? ` from '${message.name}'` : '';
   const id = resultId(message) !== '' ? ` (call id ${resultId(message)})` : '';
   return `[Tool result${name}${id}; the tool call it answers is not in this conversation]`;
 }
 
 /** The orphan's content as user content: header + the original text (parts kept as parts). */
-function asUserContent(message: ChatMessage): ChatMessage['content'] {
+function asUserContent(message: RawChatMessage): RawChatMessage['content'] {
   const content: unknown = message.content;
   if (Array.isArray(content) && content.length > 0) {
     return [{ type: 'text', text: header(message) }, ...(content as ContentPart[])];
@@ -22,8 +22,8 @@ function asUserContent(message: ChatMessage): ChatMessage['content'] {
 }
 
 /** Fast path: every result answers a call of the nearest assistant message before it. */
-function allAnswerTheirAssistant(messages: readonly ChatMessage[]): boolean {
-  let calls: ChatMessage['tool_calls'] = undefined;
+function allAnswerTheirAssistant(messages: readonly RawChatMessage[]): boolean {
+  let calls: RawChatMessage['tool_calls'] = undefined;
   for (const message of messages) {
     if (message.role === 'assistant') calls = message.tool_calls;
     else if (message.role === 'tool') {
@@ -47,7 +47,7 @@ export const orphanResultsPass: RepairPass = {
       declared ??= allCallIds(messages);
       const id = resultId(message);
       if (id !== '' && declared.has(id)) return;
-      const user: ChatMessage = { role: 'user', content: asUserContent(message) };
+      const user: RawChatMessage = { role: 'user', content: asUserContent(message) };
       list.set(i, user);
       const what = id !== '' ? `its call ${id} is not in the history or the ledger` : 'it has no tool_call_id and no open call to answer';
       findings.push(finding('orphan_tool_result', i, `tool result kept as a user message: ${what}`));

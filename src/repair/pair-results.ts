@@ -1,4 +1,4 @@
-import type { ChatMessage } from '../api/chat-types.js';
+import type { RawChatMessage } from '../api/chat-types.js';
 import type { Finding, RepairPass } from './types.js';
 import { callId, callName, contentText, finding, hasCalls, resultId } from './util.js';
 
@@ -9,7 +9,7 @@ import { callId, callName, contentText, finding, hasCalls, resultId } from './ut
 // message saying so (options.missingResultText) instead of being dropped.
 
 /** True when every call is answered right after its message and every result sits in its block. */
-function wellPaired(messages: readonly ChatMessage[]): boolean {
+function wellPaired(messages: readonly RawChatMessage[]): boolean {
   // Arrays, not Sets: a message has a handful of calls, and this runs on every request.
   let open: string[] | null = null;
   let left = 0;
@@ -28,7 +28,7 @@ function wellPaired(messages: readonly ChatMessage[]): boolean {
   return left === 0;
 }
 
-function merged(first: ChatMessage, extra: ChatMessage): ChatMessage {
+function merged(first: RawChatMessage, extra: RawChatMessage): RawChatMessage {
   return { ...first, content: `${contentText(first.content)}\n\n${contentText(extra.content)}` };
 }
 
@@ -52,7 +52,7 @@ export const pairResultsPass: RepairPass = {
       resultsOf.set(id, list);
     });
 
-    const out: ChatMessage[] = [];
+    const out: RawChatMessage[] = [];
     const findings: Finding[] = [];
     messages.forEach((message, a) => {
       if (message.role === 'tool' && owner.has(resultId(message))) return; // emitted with its call

@@ -1,4 +1,4 @@
-import type { ChatMessage, ToolCall } from '../api/chat-types.js';
+import type { RawChatMessage, ToolCall } from '../api/chat-types.js';
 import { allPrefixFingerprints } from '../ledger/fingerprint.js';
 import type { LedgerEntry } from '../ledger/types.js';
 import type { Finding, RepairPass } from './types.js';
@@ -21,7 +21,7 @@ function cloneCalls(calls: readonly ToolCall[]): ToolCall[] {
 }
 
 /** Why the entry cannot be these calls, or null when it fits. */
-function misfit(entry: LedgerEntry, assistant: ChatMessage | null, block: readonly ChatMessage[], unknown: string[], known: ReadonlySet<string>): string | null {
+function misfit(entry: LedgerEntry, assistant: RawChatMessage | null, block: readonly RawChatMessage[], unknown: string[], known: ReadonlySet<string>): string | null {
   const calls = entry.message.tool_calls ?? [];
   if (calls.length === 0) return 'the ledger entry has no tool calls';
   if (calls.some((call) => known.has(call.id))) return 'its calls are already elsewhere in the history';
@@ -45,8 +45,8 @@ export const restoreToolCallsPass: RepairPass = {
     if (byCallId.size === 0 && byPrefix.size === 0) return { request, findings: [] };
     const messages = request.messages;
     const known = allCallIds(messages);
-    const replaced = new Map<number, ChatMessage>();
-    const inserted = new Map<number, ChatMessage>();
+    const replaced = new Map<number, RawChatMessage>();
+    const inserted = new Map<number, RawChatMessage>();
     const findings: Finding[] = [];
     let prefixes: string[] | null = null;
 
@@ -111,7 +111,7 @@ export const restoreToolCallsPass: RepairPass = {
     }
 
     if (replaced.size === 0 && inserted.size === 0) return { request, findings };
-    const out: ChatMessage[] = [];
+    const out: RawChatMessage[] = [];
     messages.forEach((message, index) => {
       const before = inserted.get(index);
       if (before !== undefined) out.push(before);

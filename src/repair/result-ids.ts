@@ -1,4 +1,4 @@
-import type { ChatMessage, ToolCall } from '../api/chat-types.js';
+import type { RawChatMessage } from '../api/chat-types.js';
 import type { Finding, RepairPass } from './types.js';
 import { callId, callName, finding, hasCalls, MessageList, nonEmptyString, resultId } from './util.js';
 
@@ -33,12 +33,12 @@ export const resultIdsPass: RepairPass = {
     for (const [a, results] of groups) {
       const owner = messages[a];
       if (!hasCalls(owner)) continue;
-      const open: ToolCall[] = owner.tool_calls.filter((call) => callId(call) !== '' && !answered.has(callId(call)));
+      const open: unknown[] = owner.tool_calls.filter((call) => callId(call) !== '' && !answered.has(callId(call)));
       const openCount = open.length;
       const countsDiffer = openCount !== results.length;
       for (const t of results) {
         if (open.length === 0) break;
-        const message: ChatMessage = messages[t];
+        const message: RawChatMessage = messages[t];
         const name = nonEmptyString(message.name) ? message.name : '';
         const sameName = name ? open.filter((call) => callName(call) === name) : [];
         const pick = sameName.length > 0 ? sameName[0] : open[0];

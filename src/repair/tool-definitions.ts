@@ -1,4 +1,4 @@
-import type { ChatRequest, FunctionDefinition, JsonObject, ToolChoice, ToolDefinition } from '../api/chat-types.js';
+import type { RawChatRequest, FunctionDefinition, JsonObject, ToolChoice, ToolDefinition } from '../api/chat-types.js';
 import { errors } from '../errors.js';
 import type { Finding, RepairPass } from './types.js';
 import { finding, isRecord, nonEmptyString } from './util.js';
@@ -101,12 +101,12 @@ function convertChoice(choice: unknown): ToolChoice | undefined {
 }
 
 interface Normalized {
-  request: ChatRequest;
+  request: RawChatRequest;
   findings: Finding[];
   tools: ToolDefinition[];
 }
 
-function normalize(request: ChatRequest): Normalized {
+function normalize(request: RawChatRequest): Normalized {
   const rawTools: unknown = request.tools;
   const rawFunctions: unknown = request.functions;
   const hasLegacyChoice = 'function_call' in request;
@@ -141,7 +141,7 @@ function normalize(request: ChatRequest): Normalized {
   if (Array.isArray(rawTools) && rawTools.length === 0 && rawFunctions === undefined) changed = true;
   if (!changed) return { request, findings: [], tools: declared };
 
-  const next: ChatRequest = { ...request };
+  const next: RawChatRequest = { ...request };
   delete next.functions;
   delete next.function_call;
   if (rawFunctions !== undefined) findings.push(finding('tool_definition_converted', -1, 'legacy `functions` moved to `tools`'));
@@ -180,7 +180,7 @@ export const toolDefinitionsPass: RepairPass = {
  * Declared function tools by name, after the same normalization the pass applies (so it agrees
  * with what goes upstream). Throws the catalogue's 400 on duplicate names or nameless tools.
  */
-export function declaredToolsOf(request: ChatRequest): Map<string, ToolDefinition> {
+export function declaredToolsOf(request: RawChatRequest): Map<string, ToolDefinition> {
   const map = new Map<string, ToolDefinition>();
   for (const tool of normalize(request).tools) map.set(tool.function.name, tool);
   return map;

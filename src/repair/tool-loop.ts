@@ -1,4 +1,4 @@
-import type { ChatMessage } from '../api/chat-types.js';
+import type { RawChatMessage } from '../api/chat-types.js';
 import type { Finding, RepairPass } from './types.js';
 import { callName, clip, finding, hasCalls, isRecord } from './util.js';
 
@@ -59,13 +59,13 @@ interface Group {
   last: number;
 }
 
-function collect(messages: readonly ChatMessage[]): Seen[] {
+function collect(messages: readonly RawChatMessage[]): Seen[] {
   const out: Seen[] = [];
   for (let i = 0; i < messages.length; i++) {
     const message = messages[i];
     if (message.role !== 'assistant' || !hasCalls(message)) continue;
     for (const call of message.tool_calls) {
-      const raw = isRecord(call.function) ? call.function.arguments : undefined;
+      const raw = isRecord(call) && isRecord(call.function) ? call.function.arguments : undefined;
       out.push({ name: callName(call), raw, rough: 0, message: i });
     }
   }
@@ -117,7 +117,7 @@ export const toolLoopPass: RepairPass = {
     );
     if (!note) return { request, findings };
     const lines = loops.map((group) => `${group.name} with arguments ${clip(group.args, 200)} (${group.count} times)`);
-    const system: ChatMessage = {
+    const system: RawChatMessage = {
       role: 'system',
       content:
         `Note: you have already called ${lines.join('; ')}. The results are in the conversation above. ` +

@@ -1,4 +1,4 @@
-import type { ChatRequest, ToolDefinition } from '../api/chat-types.js';
+import type { RawChatRequest, ToolDefinition } from '../api/chat-types.js';
 import type { LedgerSnapshot } from '../ledger/types.js';
 
 /**
@@ -37,12 +37,12 @@ export interface RepairContext {
 }
 
 export interface PassResult {
-  request: ChatRequest;
+  request: RawChatRequest;
   findings: Finding[];
 }
 
 /** A pure repair pass: no I/O, never mutates its input. */
 export interface RepairPass {
   name: string;
-  run(request: ChatRequest, context: RepairContext): PassResult;
+  run(request: RawChatRequest, context: RepairContext): PassResult;
 }

@@ -1,4 +1,4 @@
-import type { ChatMessage, ChatRequest, ToolCall } from '../api/chat-types.js';
+import type { RawChatMessage, RawChatRequest } from '../api/chat-types.js';
 import { isRecord } from '../is-record.js';
 import type { FindingKind } from './kinds.js';
 import type { Finding } from './types.js';
@@ -11,21 +11,21 @@ export function nonEmptyString(value: unknown): value is string {
   return typeof value === 'string' && value !== '';
 }
 
-/** The message has at least one tool call (shape not checked). */
-export function hasCalls(message: ChatMessage): message is ChatMessage & { tool_calls: ToolCall[] } {
+/** The message has at least one tool call (each call's shape not checked yet). */
+export function hasCalls(message: RawChatMessage): message is RawChatMessage & { tool_calls: unknown[] } {
   return Array.isArray(message.tool_calls) && message.tool_calls.length > 0;
 }
 
-export function callId(call: ToolCall): string {
-  return typeof call.id === 'string' ? call.id : '';
+export function callId(call: unknown): string {
+  return isRecord(call) && typeof call.id === 'string' ? call.id : '';
 }
 
-export function callName(call: ToolCall): string {
-  return isRecord(call.function) && typeof call.function.name === 'string' ? call.function.name : '';
+export function callName(call: unknown): string {
+  return isRecord(call) && isRecord(call.function) && typeof call.function.name === 'string' ? call.function.name : '';
 }
 
 /** A tool result's id, '' when missing. */
-export function resultId(message: ChatMessage): string {
+export function resultId(message: RawChatMessage): string {
   return typeof message.tool_call_id === 'string' ? message.tool_call_id : '';
 }
 
@@ -38,20 +38,20 @@ export function clip(text: string, max = 60): string {
   return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
 }
 
-export function withMessages(request: ChatRequest, messages: ChatMessage[]): ChatRequest {
+export function withMessages(request: RawChatRequest, messages: RawChatMessage[]): RawChatRequest {
   return { ...request, messages };
 }
 
 /** Copy-on-write view of the message list: the input is sliced only on the first change. */
 export class MessageList {
-  private copy: ChatMessage[] | null = null;
-  constructor(private readonly source: ChatMessage[]) {}
+  private copy: RawChatMessage[] | null = null;
+  constructor(private readonly source: RawChatMessage[]) {}
 
-  get(index: number): ChatMessage {
+  get(index: number): RawChatMessage {
     return (this.copy ?? this.source)[index];
   }
 
-  set(index: number, message: ChatMessage): void {
+  set(index: number, message: RawChatMessage): void {
     if (this.copy === null) this.copy = this.source.slice();
     this.copy[index] = message;
   }
@@ -60,7 +60,7 @@ export class MessageList {
     return this.copy !== null;
   }
 
-  result(request: ChatRequest): ChatRequest {
+  result(request: RawChatRequest): RawChatRequest {
     return this.copy === null ? request : withMessages(request, this.copy);
   }
 }
@@ -73,11 +73,11 @@ export function omitKeys<T extends Record<string, unknown>>(value: T, keys: read
 }
 
 /** Every call id declared by an assistant anywhere in the history. */
-export function allCallIds(messages: readonly ChatMessage[]): Set<string> {
+export function allCallIds(messages: readonly RawChatMessage[]): Set<string> {
   const ids = new Set<string>();
   for (const message of messages) {
     if (message.role !== 'assistant' || !hasCalls(message)) continue;
-    for (const call of message.tool_calls) if (nonEmptyString(call?.id)) ids.add(call.id);
+    for (const call of message.tool_calls) if (callId(call) !== '') ids.add(callId(call));
   }
   return ids;
 }

@@ -1,4 +1,4 @@
-import type { ChatMessage, ChatRequest } from '../api/chat-types.js';
+import type { RawChatMessage, RawChatRequest } from '../api/chat-types.js';
 import { callId, hasCalls, isRecord, nonEmptyString, resultId } from './util.js';
 
 // The tool-history rules strict upstreams enforce, as a list of problems (empty = fine). Run on
@@ -7,7 +7,7 @@ import { callId, hasCalls, isRecord, nonEmptyString, resultId } from './util.js'
 
 const STRING_ROLES = new Set(['system', 'developer', 'user', 'tool']);
 
-function contentProblem(message: ChatMessage, i: number): string | null {
+function contentProblem(message: RawChatMessage, i: number): string | null {
   const content: unknown = message.content;
   if (typeof content === 'string' || Array.isArray(content)) return null;
   if (message.role === 'assistant') {
@@ -20,7 +20,7 @@ function contentProblem(message: ChatMessage, i: number): string | null {
   return null;
 }
 
-export function historyProblems(request: ChatRequest): string[] {
+export function historyProblems(request: RawChatRequest): string[] {
   const problems: string[] = [];
   const seen = new Set<string>();
   let open: Set<string> | null = null;

@@ -9,17 +9,16 @@ import { isReasoningById, loadHistoryContext, type HistoryContext } from './cont
 import { nativeCreate, type BridgeTo } from './native.js';
 import { repairItems } from './repair-items.js';
 import { restoreHistory } from './restore.js';
-import { parseResponsesRequest } from './schema.js';
-import { isReasoning, isReference, type Item } from './types.js';
+import { isReasoning, isReference, type Item, type ResponsesRequest } from './types.js';
 import type { CreateResult, Prepared } from './prepared.js';
 
-// `POST /v1/responses`, read top to bottom: validate → repair items → read conversation state
+// `POST /v1/responses`, read top to bottom: (validated by the route) → repair items → read conversation state
 // (previous_response_id, item references, the calls it answers) → restore the current turn →
 // native passthrough (OpenAI) or the chat bridge (everyone else) → store. Every lookup and the
 // store happen in the tenant scope of the caller's gateway key.
 
-export async function createResponse(body: unknown, input: ChatCallInput, gateway: Gateway): Promise<CreateResult> {
-  const request = parseResponsesRequest(body);
+/** `request` was validated by the route's preValidation (api/validated-body.ts). */
+export async function createResponse(request: ResponsesRequest, input: ChatCallInput, gateway: Gateway): Promise<CreateResult> {
   input.info.requested(request.model, request.stream === true);
   const target = targetFor(request.model, input, gateway.router);
   const native = target.provider.responses;

@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
-import { parseChatRequest } from '../api/chat-schema.js';
+import { chatRequestOf } from '../api/validated-body.js';
 import { rawJsonOf } from '../api/raw-json.js';
 import type { ChatChunk, ChatCompletion } from '../api/chat-types.js';
 import type { GatewayError } from '../errors.js';
 import type { Gateway } from '../gateway.js';
-import { sseData, writeSse } from '../http/sse.js';
+import { sseData, writeSseFrom } from '../http/sse.js';
 import { runChat } from '../pipeline/chat.js';
 import { clientAbortSignal, requestInfoOf, streamFailed, targetOf } from './request-context.js';
 
@@ -12,10 +12,12 @@ export function registerChatCompletions(app: FastifyInstance, gateway: Gateway):
   app.post('/v1/chat/completions', { config: { endpoint: 'chat_completions' } }, async (request, reply) => {
     const info = requestInfoOf(request, 'chat_completions');
     const abort = clientAbortSignal(reply);
-    const chat = parseChatRequest(request.body);
+    const chat = chatRequestOf(request);
     const result = await runChat(chat, { requestId: request.id, headers: request.headers, signal: abort.signal, log: request.log, info, target: targetOf(request) }, gateway);
     if (result.kind === 'json') return reply.headers(result.headers).send(withRefusalField(result.completion));
-    await writeSse(reply, chatFrames(result.chunks, chat.stream_options?.include_usage === true), {
+    const includeUsage = chat.stream_options?.include_usage === true;
+    await writeSseFrom(reply, result.batches, (batch) => chatFrames(batch, includeUsage), {
+      last: sseData('[DONE]'),
       headers: result.headers,
       abort,
       pingMs: gateway.loaded.config.server.ssePingMs,
@@ -33,11 +35,15 @@ function withRefusalField(completion: ChatCompletion): ChatCompletion {
   return completion;
 }
 
-async function* chatFrames(chunks: AsyncIterable<ChatChunk>, includeUsage: boolean): AsyncGenerator<string> {
-  for await (const chunk of chunks) {
-    // Usage goes to the client only when it asked (stream_options.include_usage); the gateway
-    // always asks upstream for it, for its own token and cost metrics.
-    // An unchanged upstream chunk goes out as the upstream's own bytes; others are serialized.
+/**
+ * The frames of one batch (the chunks one upstream read brought), written at once. Usage goes to the
+ * client only when it asked (stream_options.include_usage); the gateway always asks upstream for
+ * it, for its own token and cost metrics. An unchanged upstream chunk goes out as the upstream's
+ * own bytes; others are serialized.
+ */
+function chatFrames(batch: ChatChunk[], includeUsage: boolean): string {
+  let frames = '';
+  for (const chunk of batch) {
     let text = rawJsonOf(chunk);
     if (!includeUsage) {
       if (chunk.choices.length === 0) continue;
@@ -46,7 +52,7 @@ async function* chatFrames(chunks: AsyncIterable<ChatChunk>, includeUsage: boole
         text = undefined;
       }
     }
-    yield sseData(text ?? JSON.stringify(chunk));
+    frames += sseData(text ?? JSON.stringify(chunk));
   }
-  yield sseData('[DONE]');
+  return frames;
 }

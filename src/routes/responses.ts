@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { responsesRequestOf } from '../api/validated-body.js';
 import { gatewayKeyOf } from '../auth/guard.js';
 import { errors, type GatewayError } from '../errors.js';
 import type { Gateway } from '../gateway.js';
@@ -28,7 +29,7 @@ export function registerResponses(app: FastifyInstance, gateway: Gateway): void 
     const info = requestInfoOf(request, 'responses');
     const abort = clientAbortSignal(reply);
     const input = { requestId: request.id, headers: request.headers, signal: abort.signal, log: request.log, info, target: targetOf(request) };
-    const result = await createResponse(request.body, input, gateway);
+    const result = await createResponse(responsesRequestOf(request), input, gateway);
     if (result.kind === 'json') return reply.headers(result.headers).send(result.response);
     await writeSse(reply, result.frames, {
       headers: result.headers,

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { LRUCache } from 'lru-cache';
 import { isRecord } from '../is-record.js';
@@ -172,7 +172,7 @@ export function validatorFor(schema: JsonRecord): CompiledSchema {
   if (text.length > MAX_SCHEMA_CHARS) {
     compiled = { unchecked: [`a parameters schema of ${text.length} characters is over the schema-check limit of ${MAX_SCHEMA_CHARS}`] };
   } else {
-    const key = createHash('sha256').update(text).digest('base64');
+    const key = hash('sha256', text, 'base64'); // one-shot: a Hash object per request was most of this lookup
     compiled = byDigest.get(key) ?? { ...compile(schema), size: Math.max(1, text.length) };
     byDigest.set(key, compiled as CompiledSchema & { size: number });
   }

@@ -25,24 +25,54 @@ export interface NormalizedStream {
   report: NormalizeReport;
 }
 
-export function normalizeStream(chunks: AsyncIterable<ChatChunk>, ctx: NormalizeContext): NormalizedStream {
-  const report = createReport();
+/** The normalizer as a synchronous step: the pipeline feeds it chunk by chunk (batches go through without an async step per chunk). */
+export interface StreamNormalizer {
+  /** Filled in as the stream is read; complete once `end` ran. */
+  readonly report: NormalizeReport;
+  /** Appends what one upstream chunk becomes for the client to `out` (the same object when unchanged). */
+  push(chunk: ChatChunk, out: ChatChunk[]): void;
+  /** The upstream ended: appends what was held back and completes the report. */
+  end(out: ChatChunk[]): void;
+}
+
+export function createStreamNormalizer(ctx: NormalizeContext): StreamNormalizer {
   const passThrough = ctx.tools.size === 0 && (ctx.reasoning ?? 'content') === 'content';
-  return { chunks: passThrough ? countOnly(chunks, report) : normalizeChunks(chunks, ctx, report), report };
+  return passThrough ? new CountingNormalizer() : new ChunkNormalizer(ctx);
+}
+
+export function normalizeStream(chunks: AsyncIterable<ChatChunk>, ctx: NormalizeContext): NormalizedStream {
+  const normalizer = createStreamNormalizer(ctx);
+  return { chunks: normalized(chunks, normalizer), report: normalizer.report };
+}
+
+async function* normalized(chunks: AsyncIterable<ChatChunk>, normalizer: StreamNormalizer): AsyncGenerator<ChatChunk> {
+  const out: ChatChunk[] = [];
+  for await (const chunk of chunks) {
+    normalizer.push(chunk, out);
+    yield* out.splice(0);
+  }
+  normalizer.end(out);
+  yield* out;
 }
 
 /** No tools declared: pass everything through, only noting native calls. */
-async function* countOnly(chunks: AsyncIterable<ChatChunk>, report: NormalizeReport): AsyncGenerator<ChatChunk> {
-  for await (const chunk of chunks) {
+class CountingNormalizer implements StreamNormalizer {
+  readonly report = createReport();
+
+  push(chunk: ChatChunk, out: ChatChunk[]): void {
     for (const choice of chunk.choices) {
       for (const delta of choice.delta.tool_calls ?? []) {
         if (delta.id !== undefined || delta.function?.name !== undefined) {
-          report.mode = 'native';
-          report.toolCalls++;
+          this.report.mode = 'native';
+          this.report.toolCalls++;
         }
       }
     }
-    yield chunk;
+    out.push(chunk);
+  }
+
+  end(): void {
+    // nothing held back
   }
 }
 
@@ -82,52 +112,87 @@ class ChoiceState {
   }
 }
 
-async function* normalizeChunks(chunks: AsyncIterable<ChatChunk>, ctx: NormalizeContext, report: NormalizeReport): AsyncGenerator<ChatChunk> {
-  const states = new Map<number, ChoiceState>();
-  const stateOf = (index: number): ChoiceState => {
-    let state = states.get(index);
+class ChunkNormalizer implements StreamNormalizer {
+  readonly report = createReport();
+  private readonly states = new Map<number, ChoiceState>();
+  private last: ChatChunk | undefined;
+
+  constructor(private readonly ctx: NormalizeContext) {}
+
+  private stateOf(index: number): ChoiceState {
+    let state = this.states.get(index);
     if (!state) {
-      state = new ChoiceState(ctx);
-      states.set(index, state);
+      state = new ChoiceState(this.ctx);
+      this.states.set(index, state);
     }
     return state;
-  };
-  let last: ChatChunk | undefined;
-  for await (const chunk of chunks) {
+  }
+
+  push(chunk: ChatChunk, out: ChatChunk[]): void {
     if (chunk.choices.length === 0) {
-      yield chunk; // usage-only
-      continue;
+      out.push(chunk); // usage-only
+      return;
     }
-    last = chunk;
+    this.last = chunk;
+    if (chunk.choices.length === 1) {
+      // The usual case, without the bookkeeping for several choices.
+      const choice = chunk.choices[0];
+      const pieces = normalizeChoice(choice, this.stateOf(choice.index), this.ctx, this.report);
+      if (pieces.length === 1 && pieces[0] === choice) out.push(chunk);
+      else if (pieces.length > 0) {
+        out.push({ ...chunk, choices: [pieces[0]] });
+        for (let i = 1; i < pieces.length; i++) out.push(chunkLike(chunk, pieces[i]));
+      }
+      return;
+    }
     const main: ChunkChoice[] = [];
     const extra: ChunkChoice[] = [];
     let changed = false;
     for (const choice of chunk.choices) {
-      const pieces = normalizeChoice(choice, stateOf(choice.index), ctx, report);
+      const pieces = normalizeChoice(choice, this.stateOf(choice.index), this.ctx, this.report);
       if (pieces.length !== 1 || pieces[0] !== choice) changed = true;
       if (pieces.length > 0) main.push(pieces[0]);
       extra.push(...pieces.slice(1));
     }
     if (!changed) {
-      yield chunk;
-      continue;
+      out.push(chunk);
+      return;
     }
-    if (main.length > 0) yield { ...chunk, choices: main };
-    for (const piece of extra) yield chunkLike(chunk, piece);
+    if (main.length > 0) out.push({ ...chunk, choices: main });
+    for (const piece of extra) out.push(chunkLike(chunk, piece));
   }
-  // Upstream ended without a finish_reason for some choice: flush what was held back.
-  for (const [index, state] of states) {
-    if (state.finished || !last) continue;
-    const pieces = [...flushChoice(index, state, ctx, report)];
-    if (state.calls > 0) pieces.push({ index, delta: {}, finish_reason: 'tool_calls' });
-    for (const piece of pieces) yield chunkLike(last, piece);
+
+  end(out: ChatChunk[]): void {
+    const { states, last, ctx, report } = this;
+    // Upstream ended without a finish_reason for some choice: flush what was held back.
+    for (const [index, state] of states) {
+      if (state.finished || !last) continue;
+      const pieces = [...flushChoice(index, state, ctx, report)];
+      if (state.calls > 0) pieces.push({ index, delta: {}, finish_reason: 'tool_calls' });
+      for (const piece of pieces) out.push(chunkLike(last, piece));
+    }
+    for (const state of states.values()) finishReport(state, ctx, report);
   }
-  for (const state of states.values()) finishReport(state, ctx, report);
 }
 
 /** The pieces one upstream choice becomes, in order; `[choice]` itself when nothing changes. */
 function normalizeChoice(choice: ChunkChoice, state: ChoiceState, ctx: NormalizeContext, report: NormalizeReport): ChunkChoice[] {
   if (state.finished) return [choice];
+  const delta = choice.delta;
+  // The usual event, a prose token and nothing to finish: when the extractor releases it as it is,
+  // the choice goes on unchanged without the bookkeeping below.
+  if (choice.finish_reason === null && !(delta.tool_calls && delta.tool_calls.length > 0)) {
+    const content = delta.content;
+    if (!state.extractor || typeof content !== 'string' || content === '') return [choice];
+    const events = state.extractor.feed(content);
+    if (events.length === 1 && events[0].type === 'text' && events[0].text === content) return [choice];
+    return normalizeChoiceFully(choice, state, ctx, report, events);
+  }
+  return normalizeChoiceFully(choice, state, ctx, report);
+}
+
+/** normalizeChoice's general case; `fed`: what the extractor already made of the delta's content. */
+function normalizeChoiceFully(choice: ChunkChoice, state: ChoiceState, ctx: NormalizeContext, report: NormalizeReport, fed?: ExtractorEvent[]): ChunkChoice[] {
   const index = choice.index;
   const delta = choice.delta;
   const before: ChunkChoice[] = [];
@@ -148,7 +213,7 @@ function normalizeChoice(choice: ChunkChoice, state: ChoiceState, ctx: Normalize
   }
 
   if (state.extractor && typeof delta.content === 'string' && delta.content !== '') {
-    const events = state.extractor.feed(delta.content);
+    const events = fed ?? state.extractor.feed(delta.content);
     const leadText = events[0]?.type === 'text' ? events[0].text : '';
     if (leadText !== delta.content || events.length > 1) {
       mainDelta = { ...mainDelta, content: leadText };

@@ -1,5 +1,6 @@
 import type { ChatChunk, ChatCompletion, ChatMessage, ToolCall } from '../api/chat-types.js';
 import { isRecord } from '../is-record.js';
+import { GEN_AI } from './attributes.js';
 
 // What an upstream answer tells a CLIENT span, read from the three shapes an attempt can return:
 // a chat completion (OpenAI-compatible and Gemini adapters alike), chat chunks, and the native
@@ -115,6 +116,29 @@ export class StreamFacts {
     for (const call of this.calls.filter(Boolean)) parts.push(callPart(call.id, call.name, call.arguments));
     return [{ role: 'assistant', parts, ...(this.reasons.has(0) ? { finish_reason: this.reasons.get(0) } : {}) }];
   }
+}
+
+/**
+ * The request's sampling settings as gen_ai.request.* (the conventions' Recommended attributes):
+ * numbers only when they are numbers, stop sequences as a list, the choice count when it is not 1.
+ */
+export function requestSettingsOf(body: unknown): Record<string, number | boolean | string[]> {
+  if (!isRecord(body)) return {};
+  const out: Record<string, number | boolean | string[]> = {};
+  const number = (name: string, value: unknown): void => {
+    if (typeof value === 'number' && Number.isFinite(value)) out[name] = value;
+  };
+  number(GEN_AI.requestMaxTokens, body.max_completion_tokens ?? body.max_tokens ?? body.max_output_tokens);
+  number(GEN_AI.requestTemperature, body.temperature);
+  number(GEN_AI.requestTopP, body.top_p);
+  number(GEN_AI.requestFrequencyPenalty, body.frequency_penalty);
+  number(GEN_AI.requestPresencePenalty, body.presence_penalty);
+  number(GEN_AI.requestSeed, body.seed);
+  if (typeof body.n === 'number' && body.n !== 1) number(GEN_AI.requestChoiceCount, body.n);
+  if (typeof body.stop === 'string') out[GEN_AI.requestStopSequences] = [body.stop];
+  else if (Array.isArray(body.stop)) out[GEN_AI.requestStopSequences] = body.stop.filter((stop): stop is string => typeof stop === 'string').slice(0, 16);
+  out[GEN_AI.requestStream] = body.stream === true;
+  return out;
 }
 
 /** The messages of a chat body, or the `input` of a Responses body, as gen_ai.input.messages. */

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isRecord } from '../is-record.js';
+import { withBindings } from '../logging.js';
 import { taskKeyFor } from '../metrics/index.js';
 import { endpointOf, isPipelineRoute, peekRequestInfo, requestInfoOf } from '../routes/request-context.js';
 import { linkRequestTrace, type RequestFacts, type RequestTrace, type Tracing } from './index.js';
@@ -25,7 +26,7 @@ export function registerTracing(app: FastifyInstance, tracing: Tracing): void {
     });
     (request as Traced)[TRACE] = trace;
     // Every line this request logs (the access line included) names its trace.
-    request.log = request.log.child(trace.logFields);
+    request.log = withBindings(request.log, trace.logFields, app.log);
     reply.log = request.log;
     reply.raw.once('close', () => trace.end(factsOf(request, reply)));
     done();
@@ -65,6 +66,7 @@ function factsOf(request: FastifyRequest, reply: FastifyReply): RequestFacts {
 function taskIdOf(request: FastifyRequest): string | undefined {
   const body = isRecord(request.body) ? request.body : {};
   const header = request.headers['x-toolgate-task-id'];
+  if (header === undefined && body.user === undefined && body.metadata === undefined) return undefined;
   const key = taskKeyFor({ headerTaskId: typeof header === 'string' ? header : undefined, user: body.user, metadata: body.metadata, messages: [] });
   return key.startsWith('once:') ? undefined : key;
 }

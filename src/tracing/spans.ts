@@ -27,7 +27,18 @@ import { isRecord } from '../is-record.js';
 import { classifyFailure, type FailureRow } from '../resilience/failures.js';
 import type { ProviderSettings } from '../providers/types.js';
 import { GEN_AI, REPAIR_EVENT, TOOLGATE } from './attributes.js';
-import { contentJson, factsOfCompletion, factsOfResponse, inputMessagesOf, outputItemsOf, outputMessagesOf, StreamFacts, type AnswerFacts, type CapturedMessage } from './genai.js';
+import {
+  contentJson,
+  factsOfCompletion,
+  factsOfResponse,
+  inputMessagesOf,
+  outputItemsOf,
+  outputMessagesOf,
+  requestSettingsOf,
+  StreamFacts,
+  type AnswerFacts,
+  type CapturedMessage,
+} from './genai.js';
 import type { AttemptStart, AttemptTrace, RequestFacts, RequestStart, RequestTrace } from './index.js';
 
 // The spans: one SERVER span per HTTP request, one CLIENT span per upstream attempt under it,
@@ -42,11 +53,14 @@ export interface SpanEnv {
   redact: (text: string) => string;
 }
 
+const MAX_REPAIR_EVENTS = 128;
+
 export class ServerSpan implements RequestTrace {
   readonly logFields: Readonly<Record<string, string>>;
   private readonly span: Span;
   private readonly context: Context;
   private requestBody: unknown;
+  private settings: Attributes | undefined;
   private firstTarget: string | undefined;
   private answeredByFallback = false;
 
@@ -82,7 +96,8 @@ export class ServerSpan implements RequestTrace {
     const fallback = key !== this.firstTarget;
     const repaired = start.repaired ? { [start.repaired.target]: start.repaired.items } : undefined;
     const input = this.env.captureContent ? inputMessagesOf(repaired ?? this.requestBody) : undefined;
-    return new AttemptSpan(this.env, this.context, start, fallback, input, () => {
+    this.settings ??= requestSettingsOf(this.requestBody);
+    return new AttemptSpan(this.env, this.context, start, { fallback, settings: this.settings, input }, () => {
       this.answeredByFallback = fallback;
     });
   }
@@ -105,7 +120,8 @@ export class ServerSpan implements RequestTrace {
     if (facts.repairs.length > 0) {
       attributes[TOOLGATE.repairCount] = facts.repairs.length;
       attributes[TOOLGATE.repairKinds] = [...new Set(facts.repairs.map((repair) => repair.kind))];
-      for (const repair of facts.repairs) {
+      // The SDK keeps 128 events per span by default: the count above stays exact past that.
+      for (const repair of facts.repairs.slice(0, MAX_REPAIR_EVENTS)) {
         span.addEvent(REPAIR_EVENT, {
           [TOOLGATE.repairKind]: repair.kind,
           ...(repair.index !== undefined && repair.index >= 0 ? { [TOOLGATE.repairIndex]: repair.index } : {}),
@@ -132,10 +148,10 @@ class AttemptSpan implements AttemptTrace {
     private readonly env: SpanEnv,
     parent: Context,
     private readonly start: AttemptStart,
-    fallback: boolean,
-    input: CapturedMessage[] | undefined,
+    request: { fallback: boolean; settings: Attributes; input: CapturedMessage[] | undefined },
     private readonly onAnswer: () => void,
   ) {
+    const { fallback, settings: requestSettings, input } = request;
     const settings = start.target.provider.settings;
     const operation = settings.type === 'gemini' ? 'generate_content' : 'chat';
     const model = start.target.upstreamModel;
@@ -147,6 +163,7 @@ class AttemptSpan implements AttemptTrace {
           [GEN_AI.operationName]: operation,
           [GEN_AI.providerName]: providerNameOf(settings),
           [GEN_AI.requestModel]: model,
+          ...requestSettings,
           ...serverOf(settings),
           [TOOLGATE.provider]: settings.name,
           [TOOLGATE.model]: start.target.requested,

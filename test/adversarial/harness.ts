@@ -1,3 +1,4 @@
+import { cpuMs } from '../toolcalls/deltas.js';
 import { textAnswer, type UpstreamAnswer } from './answers.js';
 import { startRawUpstream, type RawUpstream } from '../helpers/raw-upstream.js';
 import { configFor, startGateway, type TestGateway } from '../helpers/gateway.js';
@@ -82,6 +83,7 @@ export async function probeHealth(url: string): Promise<number> {
 
 export interface Outcome {
   status: number;
+  /** CPU ms this process spent while the request ran (gateway, upstream and client are in it). */
   ms: number;
   /** Parsed JSON body (JSON requests or error bodies). */
   json?: unknown;
@@ -99,10 +101,12 @@ export interface Outcome {
 
 /** POSTs a body to the gateway and reads the whole answer (JSON or SSE). */
 export async function send(url: string, path: string, body: unknown, headers: Record<string, string> = {}): Promise<Outcome> {
-  const started = performance.now();
+  // CPU time of this process (gateway, upstream and client all run in it), not wall time: other
+  // processes on a busy machine do not inflate it, and a quadratic parser shows in it all the same.
+  const started = cpuMs();
   const res = await fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
   const raw = await res.text();
-  const ms = performance.now() - started;
+  const ms = cpuMs() - started;
   const outcome: Outcome = { status: res.status, ms, toolCalls: 0, raw };
   if ((res.headers.get('content-type') ?? '').includes('text/event-stream')) {
     let content = '';

@@ -155,3 +155,8 @@ export const REDOS_PATTERNS: readonly { name: string; fromIssue: boolean; patter
   { name: 'nested-star-class', fromIssue: false, pattern: '^([a-z0-9]+\\s?)*$', value: (n) => repeatTo(n, 'x', '', '!') },
   { name: 'backreference', fromIssue: false, pattern: '^(\\w+)\\s*\\1+x$', value: (n) => repeatTo(n, 'ab', '', '!') },
 ];
+
+/** Every `parts`-th family, starting at `part`: several test files share a family list. */
+export function partOf<T>(families: readonly T[], part: number, parts: number): T[] {
+  return families.filter((_, index) => index % parts === part);
+}

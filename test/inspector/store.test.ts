@@ -93,3 +93,13 @@ t.test('through the gateway: the inspector store is bounded and reported on /met
   t.ok(bytes > 0 && bytes <= 16_384, `toolgate_state_bytes{store="inspector"} ${bytes}`);
   t.match(metrics, /toolgate_state_max_bytes\{store="inspector"\} 16384/);
 });
+
+t.test('one id reused by many requests: each eviction takes its oldest record', async (t) => {
+  const store = new InspectorStore({ maxBytes: 10_000, maxRecordBytes: 4_096, redact: identity });
+  for (let index = 0; index < 200; index++) store.add(record('req_same', { latencyMs: index }), index % 2 ? 'a' : 'b');
+  const kept = store.list({}, 1_000).data;
+  t.equal(kept.length, store.stats.entries);
+  t.same(kept.map((r) => r.latencyMs), Array.from({ length: kept.length }, (_, i) => 199 - i), 'the newest ones');
+  t.equal(JSON.parse(store.get('req_same', 'a') ?? '{}').latencyMs, 199);
+  t.equal(JSON.parse(store.get('req_same', 'b') ?? '{}').latencyMs, 198);
+});

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import t from 'tap';
 import type { Dispatcher } from 'undici';
-import { readSse } from '../../src/providers/sse-reader.js';
+import { readSse, readSseBatches } from '../../src/providers/sse-reader.js';
 
 // A body stand-in with the two things readSse uses from undici's body: iterator() and dump()/destroy().
 function burstBody(text: string): Dispatcher.ResponseData['body'] {
@@ -41,4 +41,28 @@ t.test('an unterminated last event is still delivered', async (t) => {
   const got: string[] = [];
   for await (const event of readSse(burstBody('data: a\n\ndata: b'), (error) => error as Error)) got.push(event.data);
   t.same(got, ['a', 'b']);
+});
+
+t.test('batches: the events of one read in one batch (at most 32), mapped; [DONE] ends them', async (t) => {
+  const text = Array.from({ length: 70 }, (_, i) => `data: ${i}\n\n`).join('') + 'data: [DONE]\n\ndata: 99\n\n';
+  const sizes: number[] = [];
+  const seen: number[] = [];
+  for await (const batch of readSseBatches(burstBody(text), (error) => error as Error, (event) => Number(event.data))) {
+    sizes.push(batch.length);
+    seen.push(...batch);
+  }
+  t.same(sizes, [32, 32, 6], 'one read of 70 events: three batches');
+  t.same(seen, Array.from({ length: 70 }, (_, i) => i), 'in order, nothing after [DONE]');
+});
+
+t.test('batches: an event the mapper rejects ends the stream after the events before it', async (t) => {
+  const got: string[] = [];
+  const body = burstBody('data: a\n\ndata: b\n\ndata: bad\n\ndata: c\n\n');
+  await t.rejects(async () => {
+    for await (const batch of readSseBatches(body, (error) => error as Error, (event) => {
+      if (event.data === 'bad') throw new Error('bad event');
+      return event.data;
+    })) got.push(...batch);
+  }, /bad event/);
+  t.same(got, ['a', 'b'], 'what came before the bad event was delivered');
 });

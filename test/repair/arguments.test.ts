@@ -1,7 +1,7 @@
 import t from 'tap';
 import { argumentsPass, fixArguments } from '../../src/repair/arguments.js';
 import { bracketDepth, repairWork, REPAIR_MAX_CHARS, REPAIR_MAX_DEPTH, valueDepth } from '../../src/repair/bounded-json.js';
-import { assistantCalls, call, ctx, deepFreeze, kinds, req, tool } from './helpers.js';
+import { assistantCalls, call, ctx, deepFreeze, kinds, req, tool, strict } from './helpers.js';
 
 t.test('valid JSON strings: same object', async (t) => {
   const request = deepFreeze(req([assistantCalls(call('a', 'f', '{"x":1}'), call('b', 'g', '[]')), tool('a', ''), tool('b', '')]));
@@ -13,7 +13,7 @@ t.test('object → JSON string; empty/null/missing → {}', async (t) => {
     deepFreeze(req([assistantCalls(call('a', 'f', { city: 'Paris' }), call('b', 'g', ''), call('c', 'h', null), { id: 'd', type: 'function', function: { name: 'i' } } as never)])),
     ctx(),
   );
-  t.same(out.request.messages[0].tool_calls!.map((c) => c.function.arguments), ['{"city":"Paris"}', '{}', '{}', '{}']);
+  t.same(strict(out.request).messages[0].tool_calls!.map((c) => c.function.arguments), ['{"city":"Paris"}', '{}', '{}', '{}']);
   t.same(kinds(out.findings), ['arguments_stringified', 'arguments_empty', 'arguments_empty', 'arguments_empty']);
 });
 

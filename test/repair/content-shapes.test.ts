@@ -1,7 +1,7 @@
 import t from 'tap';
 import { contentShapesPass } from '../../src/repair/content-shapes.js';
 import { allPrefixFingerprints } from '../../src/ledger/fingerprint.js';
-import { assistant, assistantCalls, call, ctx, deepFreeze, entry, kinds, req, snapshot, system, tool, user } from './helpers.js';
+import { assistant, assistantCalls, call, ctx, deepFreeze, entry, kinds, req, snapshot, system, tool, user, strict } from './helpers.js';
 
 t.test('valid shapes: same object back', async (t) => {
   const request = deepFreeze(
@@ -98,7 +98,7 @@ t.test('tool call shapes: missing type, no function wrapper, empty tool_calls, n
 t.test('a call with no name: ledger supplies it, else a precise 400', async (t) => {
   const ledger = snapshot([entry([call('c9', 'lookup', '{"q":1}')])]);
   const out = contentShapesPass.run(req([{ role: 'assistant', content: null, tool_calls: [{ id: 'c9', type: 'function', function: {} }] }]), ctx({}, ledger));
-  t.same(out.request.messages[0].tool_calls![0].function, { name: 'lookup', arguments: '{"q":1}' });
+  t.same(strict(out.request).messages[0].tool_calls![0].function, { name: 'lookup', arguments: '{"q":1}' });
   t.throws(
     () => contentShapesPass.run(req([{ role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { arguments: '{}' } }] }]), ctx()),
     { status: 400, code: 'invalid_tool_history', message: /messages\[0\]\.tool_calls\[0\] has no function name.*call ledger \(no entry for id c1\)/ },

@@ -1,4 +1,5 @@
-import type { ChatMessage, ChatRequest, ToolCall } from '../../src/api/chat-types.js';
+import type { ChatMessage, ChatRequest, RawChatRequest, ToolCall } from '../../src/api/chat-types.js';
+import { shapeProblems } from '../../src/repair/checked.js';
 import type { LedgerEntry, LedgerSnapshot } from '../../src/ledger/types.js';
 import { EMPTY_SNAPSHOT } from '../../src/ledger/types.js';
 import { DEFAULT_REPAIR_OPTIONS } from '../../src/repair/kinds.js';
@@ -10,6 +11,13 @@ export function ctx(options: Partial<RepairOptions> = {}, ledger: LedgerSnapshot
 
 export function req(messages: unknown[], extra: Record<string, unknown> = {}): ChatRequest {
   return { model: 'gpt-4o', messages: messages as ChatMessage[], ...extra };
+}
+
+/** A pass's output read as the strict type, after checking it is one (a pass must leave well-shaped calls). */
+export function strict(request: RawChatRequest): ChatRequest {
+  const problems = shapeProblems(request);
+  if (problems.length > 0) throw new Error(`not a ChatRequest: ${problems.join('; ')}`);
+  return request as ChatRequest;
 }
 
 export function call(id: string, name: string, args: unknown = '{}'): ToolCall {

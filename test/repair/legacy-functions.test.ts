@@ -1,6 +1,6 @@
 import t from 'tap';
 import { legacyFunctionsPass } from '../../src/repair/legacy-functions.js';
-import { assistant, ctx, deepFreeze, kinds, req, user } from './helpers.js';
+import { assistant, ctx, deepFreeze, kinds, req, user, strict } from './helpers.js';
 
 t.test('no legacy messages: same object', async (t) => {
   const request = deepFreeze(req([user('hi'), assistant('hello')]));
@@ -36,7 +36,7 @@ t.test('object arguments and generated ids that avoid existing ones', async (t) 
     ]),
     ctx(),
   );
-  const call = out.request.messages[2].tool_calls![0];
+  const call = strict(out.request).messages[2].tool_calls![0];
   t.equal(call.function.arguments, '{"a":1}');
   t.equal(call.id, 'call_fn_2');
   t.equal(out.request.messages[3].tool_call_id, 'call_fn_2');

@@ -1,6 +1,6 @@
 import t from 'tap';
 import type { ChatCompletion } from '../../src/api/chat-types.js';
-import { CONTENT_LIMITS, contentJson, factsOfCompletion, factsOfResponse, inputMessagesOf, outputMessagesOf, StreamFacts } from '../../src/tracing/genai.js';
+import { CONTENT_LIMITS, contentJson, factsOfCompletion, factsOfResponse, inputMessagesOf, outputMessagesOf, requestSettingsOf, StreamFacts } from '../../src/tracing/genai.js';
 
 // What an answer tells a CLIENT span, and the bounded content capture.
 
@@ -105,4 +105,24 @@ t.test('captured content is bounded: long parts clipped, messages past the budge
 t.test('captured content goes through the scrubber', async (t) => {
   const json = contentJson([{ role: 'user', parts: [{ type: 'text', content: 'key sk-123456' }] }], (text) => text.replaceAll('sk-123456', '[REDACTED]'));
   t.notMatch(json, /sk-123456/);
+});
+
+t.test('request settings as gen_ai.request.*: numbers only, stop as a list, choice count when not 1', async (t) => {
+  t.same(requestSettingsOf({ max_completion_tokens: 200, max_tokens: 50, temperature: 0.2, top_p: 0.9, frequency_penalty: 0, presence_penalty: 0.5, seed: 7, n: 2, stop: 'END', stream: true }), {
+    'gen_ai.request.max_tokens': 200,
+    'gen_ai.request.temperature': 0.2,
+    'gen_ai.request.top_p': 0.9,
+    'gen_ai.request.frequency_penalty': 0,
+    'gen_ai.request.presence_penalty': 0.5,
+    'gen_ai.request.seed': 7,
+    'gen_ai.request.choice.count': 2,
+    'gen_ai.request.stop_sequences': ['END'],
+    'gen_ai.request.stream': true,
+  });
+  t.same(requestSettingsOf({ temperature: '0.2', n: 1, stop: ['a', 3, 'b'], max_output_tokens: 64 }), {
+    'gen_ai.request.max_tokens': 64,
+    'gen_ai.request.stop_sequences': ['a', 'b'],
+    'gen_ai.request.stream': false,
+  });
+  t.same(requestSettingsOf(undefined), {});
 });

@@ -98,7 +98,7 @@ async function send(body: Record<string, unknown>): Promise<{ status: number; te
 }
 
 const results = {
-  json: await send({ model: 'healthy', messages: [{ role: 'user', content: 'weather in Paris?' }], tools: TOOLS }),
+  json: await send({ model: 'healthy', messages: [{ role: 'user', content: 'weather in Paris?' }], tools: TOOLS, temperature: 0.3, max_tokens: 256 }),
   stream: await send({ model: 'healthy', stream: true, messages: [{ role: 'user', content: 'weather in Rome?' }], tools: TOOLS }),
   retried: await send({ model: 'flaky', messages: [{ role: 'user', content: 'weather in Oslo?' }] }),
   fellBack: await send({ model: 'primary', messages: [{ role: 'user', content: 'weather in Lima?' }], user: GATEWAY_KEY }),
@@ -112,6 +112,16 @@ const results = {
     tools: TOOLS,
   }),
   gemini: await send({ model: 'gem', messages: [{ role: 'user', content: 'weather in Nice?' }], tools: TOOLS }),
+  // 200 calls never answered: 200 repairs, more than a span keeps events for.
+  manyRepairs: await send({
+    model: 'healthy',
+    messages: [
+      { role: 'user', content: 'weather everywhere?' },
+      ...Array.from({ length: 200 }, (_, i) => ({ role: 'assistant', content: null, tool_calls: [{ id: `call_${i}`, type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] })),
+      { role: 'user', content: 'so?' },
+    ],
+    tools: TOOLS,
+  }),
 };
 await gw.close(); // flushes the batch processor
 
@@ -164,6 +174,9 @@ t.test('a CLIENT span per attempt, named {operation} {model}, with the GenAI att
     'gen_ai.response.finish_reasons': ['tool_calls'],
     'gen_ai.usage.input_tokens': answer.usage.prompt_tokens,
     'gen_ai.usage.output_tokens': answer.usage.completion_tokens,
+    'gen_ai.request.temperature': 0.3,
+    'gen_ai.request.max_tokens': 256,
+    'gen_ai.request.stream': false,
     'server.address': '127.0.0.1',
     'server.port': Number(new URL(up.url).port),
     'toolgate.attempt': 1,
@@ -230,6 +243,12 @@ t.test('repairs: kinds and count on the SERVER span, one event per repair', asyn
   t.match(missing?.attributes['toolgate.repair.detail'], /call_1/);
 });
 
+t.test('more repairs than a span keeps events for: the count stays exact, events stop at 128', async (t) => {
+  const { server } = spansOf(results.manyRepairs.traceId);
+  t.equal(server.attributes['toolgate.repair.count'], 200);
+  t.equal(server.events.filter((event) => event.name === 'toolgate.repair').length, 128);
+});
+
 t.test('Gemini: generate_content span, gcp.gemini provider, traceparent sent upstream', async (t) => {
   const { clients } = spansOf(results.gemini.traceId);
   t.equal(clients.length, 1);
@@ -245,7 +264,7 @@ t.test('the task the client named is on the SERVER span, its secret scrubbed', a
 });
 
 t.test('no secret in any exported span', async (t) => {
-  t.ok(receiver.bodies.length > 0 && receiver.spans.length >= 12, `${receiver.spans.length} spans received`);
+  t.ok(receiver.bodies.length > 0 && receiver.spans.length >= 14, `${receiver.spans.length} spans received`);
   const exported = receiver.bodies.join('\n');
   for (const secret of [PROVIDER_UP, PROVIDER_DOWN, GATEWAY_KEY, GEMINI_KEY]) t.notOk(exported.includes(secret), `${secret.slice(0, 8)}… not exported`);
   // The down upstream quoted its key in its error: the span status carries the scrubbed message.

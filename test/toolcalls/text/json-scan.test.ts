@@ -1,3 +1,4 @@
+import { cpuMs } from '../deltas.js';
 import t from 'tap';
 import { repairWork } from '../../../src/repair/bounded-json.js';
 import { parseToolCallsFromText } from '../../../src/toolcalls/parse.js';
@@ -34,9 +35,9 @@ t.test('model text: cost grows linearly with a broken slice (2 KB vs 8 KB, best 
     const text = `<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>${quoteRun(chars)}<｜tool▁call▁end｜><｜tool▁calls▁end｜>`;
     let fastest = Infinity;
     for (let run = 0; run < 3; run++) {
-      const started = performance.now();
+      const started = cpuMs();
       parseToolCallsFromText(text, ctx);
-      fastest = Math.min(fastest, performance.now() - started);
+      fastest = Math.min(fastest, cpuMs() - started);
     }
     return fastest;
   };

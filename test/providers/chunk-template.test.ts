@@ -1,0 +1,130 @@
+import fc from 'fast-check';
+import t from 'tap';
+import type { ChatChunk } from '../../src/api/chat-types.js';
+import { ChunkTemplates } from '../../src/providers/chunk-template.js';
+
+// A content event recognized from its text must give exactly the chunk JSON.parse gives (same keys,
+// same order, same values), and anything that is not the learned event with another content string
+// must be left to the parser.
+
+const chunk = (content: unknown, extra: Record<string, unknown> = {}, choiceExtra: Record<string, unknown> = {}): Record<string, unknown> => ({
+  id: 'chatcmpl-1',
+  object: 'chat.completion.chunk',
+  created: 1,
+  model: 'm',
+  choices: [{ index: 0, delta: { content }, logprobs: null, finish_reason: null, ...choiceExtra }],
+  ...extra,
+});
+
+function learned(raw: string): ChunkTemplates {
+  const template = new ChunkTemplates();
+  template.learn(JSON.parse(raw) as ChatChunk, raw);
+  return template;
+}
+
+/** Python's json.dumps default (vLLM, SGLang): non-ASCII as \uXXXX escapes. */
+const asciiJson = (value: unknown): string => JSON.stringify(value).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
+t.test('a content event like the learned one is built without parsing, equal to JSON.parse', async (t) => {
+  const template = learned(JSON.stringify(chunk('Hel')));
+  for (const content of ['lo', '', ' world', 'a "quoted" \\ word', 'line\nbreak\ttab', 'Voilà 🌦 東京', '</tool_call>', '"content":"x"']) {
+    const raw = JSON.stringify(chunk(content));
+    const built = template.match(raw);
+    t.ok(built, `recognized: ${JSON.stringify(content)}`);
+    t.equal(JSON.stringify(built), JSON.stringify(JSON.parse(raw)), 'same keys, order and values');
+  }
+  const ascii = learned(asciiJson(chunk('Hel')));
+  const raw = asciiJson(chunk('Voilà 🌦'));
+  t.equal(ascii.match(raw)?.choices[0].delta.content, 'Voilà 🌦', '\\u escapes decoded as JSON.parse does');
+});
+
+t.test('a change made to the learned chunk downstream (usage removed for the client) does not reach later chunks', async (t) => {
+  const raw = (content: string): string => JSON.stringify(chunk(content, { usage: null }));
+  const parsed = JSON.parse(raw('Hel')) as ChatChunk;
+  const template = new ChunkTemplates();
+  template.learn(parsed, raw('Hel'));
+  delete parsed.usage; // what the chat route does when the client did not ask for usage
+  parsed.choices[0].delta.content = 'changed';
+  t.equal(JSON.stringify(template.match(raw('lo'))), JSON.stringify(JSON.parse(raw('lo'))));
+});
+
+t.test('events that are not the learned one with another content string are left to the parser', async (t) => {
+  const template = learned(JSON.stringify(chunk('Hel')));
+  const others = {
+    'another id': JSON.stringify({ ...chunk('x'), id: 'chatcmpl-2' }),
+    'a finish': JSON.stringify(chunk('x', {}, { finish_reason: 'stop' })),
+    'usage added': JSON.stringify(chunk('x', { usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } })),
+    'a tool call': JSON.stringify(chunk('x', {}, { delta: { content: 'x', tool_calls: [{ index: 0, function: { arguments: '{}' } }] } })),
+    'content null': JSON.stringify(chunk(null)),
+    'content not a string': '{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":5},"logprobs":null,"finish_reason":null}]}',
+    'two strings where one was': '{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"a","b":"c"},"logprobs":null,"finish_reason":null}]}',
+    'a stray quote': '{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"a"b"},"logprobs":null,"finish_reason":null}]}',
+    'a raw line break': '{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"a\nb"},"logprobs":null,"finish_reason":null}]}',
+    'a bad escape': '{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"a\\qb"},"logprobs":null,"finish_reason":null}]}',
+  };
+  for (const [name, raw] of Object.entries(others)) t.equal(template.match(raw), undefined, name);
+});
+
+t.test('argument fragments of one call are recognized the same way', async (t) => {
+  const fragment = (args: string, call: Record<string, unknown> = {}): string => JSON.stringify(chunk(null, {}, { delta: { tool_calls: [{ index: 0, function: { arguments: args }, ...call }] } }));
+  const template = learned(fragment('{"ci'));
+  for (const args of ['ty": "Paris"', '}', '', '\\"quoted\\"']) {
+    const raw = fragment(args);
+    t.equal(JSON.stringify(template.match(raw)), JSON.stringify(JSON.parse(raw)), `recognized: ${JSON.stringify(args)}`);
+  }
+  t.equal(template.match(fragment('x', { id: 'call_1', type: 'function' })), undefined, "a call's first delta (id, name) is parsed");
+  t.equal(learned(fragment('x', { function: { name: 'f', arguments: 'x', extra: { a: 1 } } })).match(fragment('y')), undefined, 'nested objects: no template');
+});
+
+t.test('only single content deltas and single argument fragments become templates', async (t) => {
+  const usage = JSON.stringify({ ...chunk('x'), choices: [], usage: { prompt_tokens: 1 } });
+  const cases = {
+    'usage only': usage,
+    'logprobs object': JSON.stringify(chunk('x', {}, { logprobs: { content: [{ token: 'x' }] } })),
+    'two choices': JSON.stringify({ ...chunk('x'), choices: [chunk('x').choices, chunk('y').choices].flat() }),
+    'usage object beside content': JSON.stringify(chunk('x', { usage: { prompt_tokens: 1 } })),
+    '"content": twice': JSON.stringify(chunk('x', { content: 'top' })),
+    'tool calls': JSON.stringify(chunk('x', {}, { delta: { content: 'x', tool_calls: [] } })),
+  };
+  for (const [name, raw] of Object.entries(cases)) {
+    t.equal(learned(raw).match(JSON.stringify(JSON.parse(raw))), undefined, name);
+  }
+});
+
+t.test('property: whatever is recognized equals JSON.parse of the same text', async () => {
+  const text = fc.string({ unit: 'binary', maxLength: 12 });
+  const shape = fc.record({ id: text, model: text, content: text, extra: fc.option(fc.constantFrom('usage', 'fingerprint', 'role', 'args')), ascii: fc.boolean() });
+  const middle = fc.oneof(
+    text.map((s) => JSON.stringify(s)),
+    text,
+    fc.tuple(text, text).map(([a, b]) => `${JSON.stringify(a)},${JSON.stringify(b)}`),
+    fc.constantFrom('"\\"', '"a\\"', '"\\u12"', '"\\ud800"', '""', '"', '"a"b"', '"\\\\"'),
+  );
+  fc.assert(
+    fc.property(shape, text, middle, (s, next, mid) => {
+      const value = (content: string): Record<string, unknown> => {
+        const base = { ...chunk(content), id: s.id, model: s.model };
+        if (s.extra === 'usage') return { ...base, usage: null };
+        if (s.extra === 'fingerprint') return { ...base, system_fingerprint: 'fp_1' };
+        if (s.extra === 'role') return { ...base, choices: [{ index: 0, delta: { role: 'assistant', content }, finish_reason: null }] };
+        if (s.extra === 'args') return { ...base, choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: content } }] }, finish_reason: null }] };
+        return base;
+      };
+      const encode = s.ascii ? asciiJson : JSON.stringify;
+      const first = encode(value(s.content));
+      const template = learned(first);
+      // The same shape with another content string is always recognized, and equal.
+      const again = encode(value(next));
+      const built = template.match(again);
+      if (JSON.stringify(built) !== JSON.stringify(JSON.parse(again))) throw new Error(`not equal for ${again}`);
+      // Any text between the learned prefix and suffix: recognized only when it parses to the same.
+      const key = s.extra === 'args' ? '"arguments":' : '"content":';
+      const at = first.indexOf(key) + key.length;
+      const tail = first.slice(at + encode(s.content).length);
+      const spliced = first.slice(0, at) + mid + tail;
+      const guess = template.match(spliced);
+      if (guess !== undefined && JSON.stringify(guess) !== JSON.stringify(JSON.parse(spliced))) throw new Error(`wrongly recognized ${spliced}`);
+    }),
+    { numRuns: 1000, seed: 17 },
+  );
+});

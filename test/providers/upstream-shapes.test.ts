@@ -1,0 +1,38 @@
+import fc from 'fast-check';
+import t from 'tap';
+import { z } from 'zod';
+import { checkedChunk, chunkProblem } from '../../src/providers/upstream-shapes.js';
+
+// The per-chunk check is written by hand (it runs once per streamed event); it must accept exactly
+// what the zod schema it replaced accepted, and a rejected chunk is still a 502 upstream_bad_response.
+
+const content = z.union([z.string(), z.array(z.unknown()), z.null()]).optional();
+const toolCalls = z.array(z.looseObject({ function: z.looseObject({}).optional() })).nullable().optional();
+const formerSchema = z.looseObject({
+  choices: z.array(z.looseObject({ delta: z.looseObject({ content, tool_calls: toolCalls }).optional() })),
+  usage: z.looseObject({}).nullable().optional(),
+});
+
+const leaf = fc.oneof(fc.constant(undefined), fc.constant(null), fc.integer(), fc.string({ maxLength: 3 }), fc.boolean(), fc.constant([]), fc.constant({}));
+const call = fc.oneof(leaf, fc.record({ index: fc.integer(), function: leaf }, { requiredKeys: [] }));
+const delta = fc.oneof(leaf, fc.record({ content: fc.oneof(leaf, fc.array(leaf, { maxLength: 2 })), tool_calls: fc.oneof(leaf, fc.array(call, { maxLength: 3 })) }, { requiredKeys: [] }));
+const choice = fc.oneof(leaf, fc.record({ index: fc.integer(), delta, finish_reason: leaf }, { requiredKeys: [] }));
+const chunk = fc.oneof(leaf, fc.array(leaf, { maxLength: 2 }), fc.record({ id: leaf, choices: fc.oneof(leaf, fc.array(choice, { maxLength: 3 })), usage: leaf }, { requiredKeys: [] }));
+
+t.test('property: the hand-written check accepts exactly what the zod schema accepted', async () => {
+  fc.assert(
+    fc.property(chunk, (value) => {
+      const zodOk = formerSchema.safeParse(value).success;
+      const handOk = chunkProblem(value) === undefined;
+      if (zodOk !== handOk) throw new Error(`zod ${zodOk}, hand ${handOk} for ${JSON.stringify(value)}`);
+    }),
+    { numRuns: 5000, seed: 17 },
+  );
+});
+
+t.test('a rejected chunk is a 502 upstream_bad_response naming where', async (t) => {
+  const bad = { id: 'x', choices: [{ index: 0, delta: { tool_calls: [null] } }] };
+  t.throws(() => checkedChunk('up', bad), { status: 502, code: 'upstream_bad_response', message: /choices\.0\.delta\.tool_calls\.0: expected object/ });
+  const fine = { id: 'x', choices: [{ index: 0 }] };
+  t.same(checkedChunk('up', fine).choices[0].delta, {}, 'a choice without delta reads as an empty delta');
+});
