@@ -1,4 +1,5 @@
 /* global process, setTimeout */
+import { createServer } from 'node:net';
 // The child side of bench/common.ts spawnChild, in plain JavaScript for the measured children:
 // announce {type:'ready', url} over IPC, answer {type:'memory'}, stop cleanly on {type:'stop'}.
 
@@ -25,4 +26,16 @@ export function childReady(url, extra, stop) {
   process.on('SIGTERM', shutdown);
   process.on('SIGINT', shutdown);
   process.send?.({ type: 'ready', url, ...extra });
+}
+
+/** A port free on 127.0.0.1 right now (for a child that must pick its own before it starts). */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
 }

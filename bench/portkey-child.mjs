@@ -12,7 +12,7 @@
 // Usage (child of bench/run.ts): node bench/portkey-child.mjs <path to build/start-server.js> [--fetch-shim]
 
 import { get } from 'node:http';
-import { createServer } from 'node:net';
+import { freePort } from './child-ready.mjs';
 import { pathToFileURL } from 'node:url';
 
 const [entry, ...flags] = process.argv.slice(2);
@@ -35,14 +35,7 @@ console.error = (...args) => {
 console.log = () => undefined;
 console.clear = () => undefined;
 
-const port = await new Promise((resolve, reject) => {
-  const probe = createServer();
-  probe.once('error', reject);
-  probe.listen(0, '127.0.0.1', () => {
-    const { port: free } = probe.address();
-    probe.close(() => resolve(free));
-  });
-});
+const port = await freePort();
 
 process.argv = [process.argv[0], entry, `--port=${port}`, '--headless'];
 await import(pathToFileURL(entry).href);

@@ -8,19 +8,12 @@
 // Usage (child of bench/run.ts): node bench/serve-child.mjs <config.yaml> <dist|src>
 
 import { get } from 'node:http';
-import { createServer } from 'node:net';
+import { freePort } from './child-ready.mjs';
 
 const [configPath, impl = 'dist'] = process.argv.slice(2);
 if (!configPath) throw new Error('usage: serve-child.mjs <config.yaml> <dist|src>');
 
-const port = await new Promise((resolve, reject) => {
-  const probe = createServer();
-  probe.once('error', reject);
-  probe.listen(0, '127.0.0.1', () => {
-    const { port: free } = probe.address();
-    probe.close(() => resolve(free));
-  });
-});
+const port = await freePort();
 
 // What main writes before it exits (its startup error) is kept for the report.
 let lastError = '';

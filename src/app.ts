@@ -141,9 +141,9 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions): Pro
         inspector.record(info, { id: request.id, method: request.method, path: request.url.split('?')[0], status, aborted, latencyMs });
       }
       if (!options.logger.isLevelEnabled('info')) return;
+      // request.log already binds reqId: written once.
       request.log.info(
         {
-          reqId: request.id,
           method: request.method,
           url: request.url,
           status,

@@ -2,12 +2,12 @@ import type { ChatChunk, ChatCompletion, RawChatRequest, ToolCall } from '../api
 import type { Gateway } from '../gateway.js';
 import type { ResponseMode } from '../metrics/index.js';
 import { normalizeCompletion, type NormalizeReport } from '../toolcalls/normalize.js';
-import { batchesOf, flatten } from '../providers/chunk-batches.js';
+import { flatten } from '../providers/chunk-batches.js';
 import { createStreamNormalizer } from '../toolcalls/normalize-stream.js';
 import { providerContext } from './provider-context.js';
 import { recordAnswer, StreamAnswerRecorder } from './record.js';
 import { repairStep } from './repair-step.js';
-import { keepUpstreamText, targetFor, type AnswerNote, type ChatCallInput } from './request-info.js';
+import { targetFor, UpstreamTextKeeper, type AnswerNote, type ChatCallInput } from './request-info.js';
 import { RequestTelemetry, taskHeaderOf } from './telemetry.js';
 import { callUpstream, type UpstreamCall } from './upstream-step.js';
 
@@ -57,9 +57,9 @@ export async function runChat(clientRequest: RawChatRequest, input: ChatCallInpu
     return { kind: 'json', completion: normalized.completion, headers };
   }
 
-  // With the inspector on, the upstream's own text is kept (bounded) to show a text call's raw span
-  // (chunk by chunk: the inspector is off unless enabled).
-  const upstream = gateway.loaded.config.inspector.enabled ? batchesOf(keepUpstreamText(flatten(call.batches), input.info)) : call.batches;
+  // With the inspector on, the upstream's own text is kept (bounded) to show a text call's raw span.
+  const keeper = gateway.loaded.config.inspector.enabled ? new UpstreamTextKeeper(input.info) : undefined;
+  const upstream = call.batches;
   const normalizer = createStreamNormalizer(call.normalizeContext);
   const recorder = new StreamAnswerRecorder(gateway, clientRequest, served, input.log, input.info.keyName);
   // Per batch: normalize, then record and time what the client gets; one async step per batch.
@@ -70,11 +70,16 @@ export async function runChat(clientRequest: RawChatRequest, input: ChatCallInpu
     }
   };
   async function* observed(): AsyncGenerator<ChatChunk[]> {
-    for await (const batch of upstream) {
-      const out: ChatChunk[] = [];
-      for (const chunk of batch) normalizer.push(chunk, out);
-      observe(out);
-      if (out.length > 0) yield out;
+    try {
+      for await (const batch of upstream) {
+        keeper?.observe(batch);
+        const out: ChatChunk[] = [];
+        for (const chunk of batch) normalizer.push(chunk, out);
+        observe(out);
+        if (out.length > 0) yield out;
+      }
+    } finally {
+      keeper?.finish();
     }
     const tail: ChatChunk[] = [];
     normalizer.end(tail);

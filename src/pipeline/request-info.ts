@@ -153,7 +153,7 @@ export class RequestInfo {
     if (taskCalls !== undefined) this.state.taskCalls = taskCalls;
   }
 
-  /** The upstream's own choice-0 text of a stream (see keepUpstreamText). */
+  /** The upstream's own choice-0 text of a stream (see UpstreamTextKeeper). */
   upstreamText(text: string): void {
     this.keptText = text;
   }
@@ -192,17 +192,25 @@ export function newRequestInfo(endpoint: Endpoint): RequestInfo {
   return new RequestInfo(endpoint);
 }
 
-/** Keeps the upstream's choice-0 text (up to MAX_UPSTREAM_TEXT) while passing the chunks on; for the inspector. */
-export async function* keepUpstreamText(chunks: AsyncIterable<ChatChunk>, info: RequestInfo): AsyncGenerator<ChatChunk> {
-  let text = '';
-  try {
-    for await (const chunk of chunks) {
+/**
+ * Keeps (bounded) the upstream's own choice-0 text of a stream, batch by batch, for the inspector's
+ * raw text span; `finish` hands it to the journal (also when the stream broke off).
+ */
+export class UpstreamTextKeeper {
+  private text = '';
+
+  constructor(private readonly info: RequestInfo) {}
+
+  observe(chunks: readonly ChatChunk[]): void {
+    for (const chunk of chunks) {
+      if (this.text.length >= MAX_UPSTREAM_TEXT) return;
       const content = chunk.choices[0]?.index === 0 ? chunk.choices[0].delta.content : undefined;
-      if (typeof content === 'string' && text.length < MAX_UPSTREAM_TEXT) text += content.slice(0, MAX_UPSTREAM_TEXT - text.length);
-      yield chunk;
+      if (typeof content === 'string') this.text += content.slice(0, MAX_UPSTREAM_TEXT - this.text.length);
     }
-  } finally {
-    info.upstreamText(text);
+  }
+
+  finish(): void {
+    this.info.upstreamText(this.text);
   }
 }
 
