@@ -19,9 +19,13 @@ register('./load-probe.mjs', import.meta.url, { data: { port: port2 }, transferL
 
 /** Resolves once every module resolution so far has been reported. */
 async function settled(): Promise<void> {
+  // The port is unref'd so it never holds the process open; while waiting for the marker it must,
+  // or a process with nothing else left to do exits before the loader thread's message arrives.
+  port1.ref();
   const arrived = new Promise<void>((resolve) => (flushed = resolve));
   await import('toolgate-probe:flush' as string);
   await arrived;
+  port1.unref();
 }
 
 // Imported only now, so the probe sees the whole graph the gateway loads.
