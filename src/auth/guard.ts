@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest, onSendHookHandler } from 'fastify';
 import { validatedBodyOf } from '../api/validated-body.js';
 import type { LimitsConfig } from '../config/schema.js';
 import { errors } from '../errors.js';
@@ -12,7 +12,7 @@ import type { GatewayKey } from './keys.js';
 //   preHandler — body counts and model name (400), model allowed for the key (403), rate limits and budget (429);
 //                on chat and Responses creation it reads the body preValidation already validated
 //                (api/validated-body.ts), elsewhere only fields whose type it checks itself;
-//   onSend     — /metrics scrubbed of configured secrets.
+//   onSend     — /metrics scrubbed of configured secrets (a hook of that route only).
 // The key name goes on the request's RequestInfo so the pipeline can charge costs to it and
 // skip fallbacks the key may not use.
 
@@ -50,9 +50,14 @@ export function registerGuards(app: FastifyInstance, gateway: Gateway): void {
   });
 
   // Labels can carry client text (unconfigured model names): a secret a client typed there is
-  // still a secret for whoever scrapes /metrics.
-  app.addHook('onSend', (request, _reply, payload, done) => {
-    done(null, endpointOf(request) === 'metrics' && typeof payload === 'string' ? gateway.auth.redact(payload) : payload);
+  // still a secret for whoever scrapes /metrics. A hook on the metrics route only: an app-wide
+  // onSend hook costs every request a hook run.
+  const scrub: onSendHookHandler = (_request, _reply, payload, done) => {
+    done(null, typeof payload === 'string' ? gateway.auth.redact(payload) : payload);
+  };
+  app.addHook('onRoute', (route) => {
+    if (route.config?.endpoint !== 'metrics') return;
+    route.onSend = route.onSend === undefined ? scrub : [...(Array.isArray(route.onSend) ? route.onSend : [route.onSend]), scrub];
   });
 
   app.addHook('preHandler', (request, _reply, done) => {

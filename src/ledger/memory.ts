@@ -1,6 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import { approxBytes, EntryCap, stringBytes, type StoreStats } from '../state/budget.js';
 import { ANONYMOUS_SCOPE, scopedKey } from '../state/scope.js';
+import type { ToolCall } from '../api/chat-types.js';
 import type { CallLedger, LedgerEntry, LedgerQuery, LedgerSnapshot } from './types.js';
 
 export const DEFAULT_LEDGER_MAX_BYTES = 16 * 1024 * 1024;
@@ -23,7 +24,8 @@ export interface MemoryLedgerOptions {
 /** One remembered message and the index keys (scoped) that point at it. */
 interface Held {
   entry: LedgerEntry;
-  keys: Set<string>;
+  /** `p` + scoped fingerprint, `c` + scoped call id; distinct (a small array: one or a few keys). */
+  keys: string[];
   bytes: number;
 }
 
@@ -70,12 +72,10 @@ class LedgerMemory {
       },
     };
     const calls = (stored.message.tool_calls ?? []).filter((call) => typeof call.id === 'string' && call.id !== '');
-    const existing = [...new Set(calls.map((call) => this.byCallId.get(scopedKey(scope, call.id))))]
-      .map((id) => (id === undefined ? undefined : this.entries.get(id)))
-      .filter((held): held is Held => held !== undefined);
+    const existing = this.heldByCalls(calls, scope);
     // Adapters record provider data (e.g. Gemini thought signatures) under the call ids before the
     // pipeline records the final message: per-call metadata is merged, never lost.
-    const callMeta = mergeCallMeta([...existing.map((held) => held.entry.callMeta), stored.callMeta]);
+    const callMeta = existing.length === 0 && !stored.callMeta ? undefined : mergeCallMeta([...existing.map((held) => held.entry.callMeta), stored.callMeta]);
     if (stored.prefixFingerprint === '' && existing.length > 0) {
       for (const held of existing) {
         const merged = mergeCallMeta([held.entry.callMeta, stored.callMeta]);
@@ -84,10 +84,13 @@ class LedgerMemory {
       return;
     }
     if (callMeta) stored.callMeta = callMeta;
-    const keys = new Set<string>();
-    if (stored.prefixFingerprint !== '') keys.add(`p${scopedKey(scope, stored.prefixFingerprint)}`);
-    for (const call of calls) keys.add(`c${scopedKey(scope, call.id)}`);
-    if (keys.size === 0) return;
+    const keys: string[] = [];
+    if (stored.prefixFingerprint !== '') keys.push(`p${scopedKey(scope, stored.prefixFingerprint)}`);
+    for (const call of calls) {
+      const key = `c${scopedKey(scope, call.id)}`;
+      if (!keys.includes(key)) keys.push(key);
+    }
+    if (keys.length === 0) return;
     const held: Held = { entry: stored, keys, bytes: 0 };
     held.bytes = sizeOf(held);
     if (!this.cap.admits(held.bytes)) return;
@@ -125,6 +128,21 @@ class LedgerMemory {
     this.byCallId.clear();
   }
 
+  /** The entries the given calls' ids point at, each once, in call order (a get per distinct id: it counts as use). */
+  private heldByCalls(calls: readonly ToolCall[], scope: string): Held[] {
+    const held: Held[] = [];
+    if (this.byCallId.size === 0) return held;
+    const seen: number[] = [];
+    for (const call of calls) {
+      const id = this.byCallId.get(scopedKey(scope, call.id));
+      if (id === undefined || seen.includes(id)) continue;
+      seen.push(id);
+      const found = this.entries.get(id);
+      if (found !== undefined) held.push(found);
+    }
+    return held;
+  }
+
   private entryAt(id: number | undefined): LedgerEntry | undefined {
     return id === undefined ? undefined : this.entries.get(id)?.entry;
   }
@@ -138,8 +156,9 @@ class LedgerMemory {
     if (previous === undefined || previous === id) return;
     const held = this.entries.peek(previous);
     if (!held) return;
-    held.keys.delete(key);
-    if (held.keys.size === 0) this.entries.delete(previous);
+    const at = held.keys.indexOf(key);
+    if (at >= 0) held.keys.splice(at, 1);
+    if (held.keys.length === 0) this.entries.delete(previous);
   }
 
   private unindex(held: Held, id: number): void {

@@ -1,5 +1,6 @@
 // Every toolgate_* metric, defined once on a given registry. Names, labels and buckets live here.
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { flushPendingCounts } from './pending-counter.js';
 
 export const CALLS_PER_TASK_BUCKETS = [1, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 50];
 const REQUEST_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120];
@@ -16,6 +17,7 @@ export function defineMetrics(registry: Registry) {
       help: 'Gateway requests by endpoint and HTTP status.',
       labelNames: ['endpoint', 'status'] as const,
       registers,
+      collect: flushPendingCounts, // hot-path children add up here (pending-counter.ts)
     }),
     requestDuration: new Histogram({
       name: 'toolgate_request_duration_seconds',
@@ -42,18 +44,21 @@ export function defineMetrics(registry: Registry) {
       help: 'Upstream LLM calls, retries and fallbacks included, by outcome.',
       labelNames: [...MODEL, 'endpoint', 'outcome'] as const,
       registers,
+      collect: flushPendingCounts, // hot-path children add up here (pending-counter.ts)
     }),
     toolCalls: new Counter({
       name: 'toolgate_tool_calls_total',
       help: 'Tool calls returned to clients, by how they were obtained (native | text | prompt).',
       labelNames: [...MODEL, 'mode'] as const,
       registers,
+      collect: flushPendingCounts, // hot-path children add up here (pending-counter.ts)
     }),
     toolResponses: new Counter({
       name: 'toolgate_tool_responses_total',
       help: 'Answers to requests that declared tools, by how their tool calls were obtained (none = no calls).',
       labelNames: [...MODEL, 'mode'] as const,
       registers,
+      collect: flushPendingCounts, // hot-path children add up here (pending-counter.ts)
     }),
     repairs: new Counter({
       name: 'toolgate_repairs_total',
@@ -87,6 +92,7 @@ export function defineMetrics(registry: Registry) {
       help: 'Upstream tokens by type (prompt, completion, reasoning; reasoning is part of completion).',
       labelNames: [...MODEL, 'type'] as const,
       registers,
+      collect: flushPendingCounts, // hot-path children add up here (pending-counter.ts)
     }),
     cost: new Counter({
       name: 'toolgate_cost_usd_total',
@@ -99,6 +105,7 @@ export function defineMetrics(registry: Registry) {
       help: 'Tokens of models with no known price (their cost is missing from toolgate_cost_usd_total).',
       labelNames: MODEL,
       registers,
+      collect: flushPendingCounts, // hot-path children add up here (pending-counter.ts)
     }),
     callsPerTask: new Histogram({
       name: 'toolgate_llm_calls_per_task',

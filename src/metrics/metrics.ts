@@ -6,6 +6,7 @@ import { collectDefaultMetrics, Registry, type Counter, type Histogram } from 'p
 import { defineMetrics, defineStateMetrics, type StoreReading } from './definitions.js';
 import { BoundedLabel, ModelLabels, OTHER } from './labels.js';
 import { ModelHandle, ModelSeries } from './model-metrics.js';
+import { pendingChild, type CounterChild } from './pending-counter.js';
 import { TaskTracker } from './tasks.js';
 import {
   ENDPOINTS,
@@ -57,7 +58,7 @@ export function createMetrics(options: MetricsOptions): Metrics {
     for (const listener of costListeners) listener(event);
   };
 
-  const requestChildren = new Map<string, Counter.Internal>();
+  const requestChildren = new Map<string, CounterChild>();
   const durationChildren = new Map<Endpoint, Histogram.Internal<'endpoint'>>(
     ENDPOINTS.map((endpoint) => [endpoint, set.requestDuration.labels({ endpoint })]),
   );
@@ -94,7 +95,7 @@ export function createMetrics(options: MetricsOptions): Metrics {
     const key = `${endpoint} ${status}`;
     let requests = requestChildren.get(key);
     if (!requests) {
-      requests = set.requests.labels({ endpoint, status });
+      requests = pendingChild(set.requests, { endpoint, status });
       requestChildren.set(key, requests);
     }
     requests.inc();

@@ -2,6 +2,7 @@
 import type { Counter, Histogram } from 'prom-client';
 import type { Usage } from '../api/chat-types.js';
 import type { MetricSet } from './definitions.js';
+import { pendingChild, type CounterChild } from './pending-counter.js';
 import type { BoundedLabel } from './labels.js';
 import { costUsd, type Price } from './pricing.js';
 import {
@@ -18,8 +19,6 @@ import {
   type ToolMode,
 } from './types.js';
 
-type CounterChild = Counter.Internal;
-
 /** Labels children start at 0, so ratios over them are 0 rather than empty. */
 function zeroed<T extends string>(counter: Counter<T>, labels: Record<T, string>): CounterChild {
   counter.inc(labels, 0);
@@ -32,7 +31,7 @@ function children<K extends string, T extends string>(
   labelsFor: (key: K) => Record<T, string>,
 ): Record<K, CounterChild> {
   const out = {} as Record<K, CounterChild>;
-  for (const key of keys) out[key] = zeroed(counter, labelsFor(key));
+  for (const key of keys) out[key] = pendingChild(counter, labelsFor(key));
   return out;
 }
 
@@ -60,7 +59,7 @@ export class ModelSeries {
     this.toolResponses = children(RESPONSE_MODES, set.toolResponses, (mode) => ({ ...base, mode }));
     this.tokens = children(TOKEN_TYPES, set.tokens, (type) => ({ ...base, type }));
     this.cost = zeroed(set.cost, base);
-    this.unpriced = zeroed(set.unpricedTokens, base);
+    this.unpriced = pendingChild(set.unpricedTokens, base);
     this.firstToken = set.timeToFirstToken.labels(base);
   }
 

@@ -1,4 +1,3 @@
-import { hash } from 'node:crypto';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { LRUCache } from 'lru-cache';
 import { isRecord } from '../is-record.js';
@@ -159,10 +158,12 @@ export interface CompiledSchema {
   unchecked: string[];
 }
 
-/** Compiled once per schema object; schemas that are equal but new objects (every request) share by digest. */
+/** Compiled once per schema object; schemas that are equal but new objects (every request) share by their text. */
 const byIdentity = new WeakMap<object, CompiledSchema>();
-// Bounded in bytes too: a compiled validator is a few times its schema's text.
-const byDigest = new LRUCache<string, CompiledSchema & { size: number }>({ max: 2000, maxSize: 8 * 1024 * 1024, sizeCalculation: (entry) => entry.size });
+// Keyed by the schema's JSON text itself (a Map hashes it faster than a digest would, and equal
+// text is exactly what may share a validator). Bounded in bytes: the key plus the compiled
+// validator, a few times its schema's text, are counted as twice the text.
+const byText = new LRUCache<string, CompiledSchema & { size: number }>({ max: 2000, maxSize: 16 * 1024 * 1024, sizeCalculation: (entry) => entry.size });
 
 export function validatorFor(schema: JsonRecord): CompiledSchema {
   const known = byIdentity.get(schema);
@@ -172,9 +173,8 @@ export function validatorFor(schema: JsonRecord): CompiledSchema {
   if (text.length > MAX_SCHEMA_CHARS) {
     compiled = { unchecked: [`a parameters schema of ${text.length} characters is over the schema-check limit of ${MAX_SCHEMA_CHARS}`] };
   } else {
-    const key = hash('sha256', text, 'base64'); // one-shot: a Hash object per request was most of this lookup
-    compiled = byDigest.get(key) ?? { ...compile(schema), size: Math.max(1, text.length) };
-    byDigest.set(key, compiled as CompiledSchema & { size: number });
+    compiled = byText.get(text) ?? { ...compile(schema), size: 2 * Math.max(1, text.length) };
+    byText.set(text, compiled as CompiledSchema & { size: number });
   }
   byIdentity.set(schema, compiled);
   return compiled;

@@ -1,6 +1,6 @@
 import t from 'tap';
 import type { ChatMessage } from '../../src/api/chat-types.js';
-import { allPrefixFingerprints, contentText, ledgerQueryFor, prefixFingerprint } from '../../src/ledger/fingerprint.js';
+import { allPrefixFingerprints, collapseWhitespace, contentText, ledgerQueryFor, prefixFingerprint } from '../../src/ledger/fingerprint.js';
 
 const full: ChatMessage[] = [
   { role: 'system', content: 'You are helpful.' },
@@ -61,4 +61,14 @@ t.test('fingerprints of a 500-message history: one per prefix, each prefix disti
   t.equal(all.length, 501);
   t.equal(new Set(all).size, 501);
   t.equal(all[250], prefixFingerprint(long, 250));
+});
+
+t.test('collapseWhitespace is replace(/\\s+/g, " ") for every kind of whitespace run', async (t) => {
+  const runs = [' ', '  ', '\t', '\n', '\r\n', ' \t', '\u00a0', '\u2028', '\u3000', '\ufeff', '\v', '\f', ' \u00a0 '];
+  const texts = ['', 'plain', 'one space', 'tr ail ', ' lead'];
+  for (const run of runs) texts.push(`a${run}b`, `${run}edge${run}`, run, `x ${run}y z`);
+  const codes = (text: string): string => [...text].map((c) => c.charCodeAt(0).toString(16)).join(' ');
+  for (const text of texts) t.equal(collapseWhitespace(text), text.replace(/\s+/g, ' '), codes(text));
+  const unchanged = 'no runs to collapse here';
+  t.equal(collapseWhitespace(unchanged), unchanged);
 });
