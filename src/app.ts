@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import type { Logger } from 'pino';
 import { registerBodyValidation } from './api/validated-body.js';
@@ -10,6 +9,7 @@ import type { Gateway } from './gateway.js';
 import { toGatewayError } from './http/errors.js';
 import { drainBody } from './http/drain-body.js';
 import { parseJsonBody } from './http/json-body.js';
+import { newRequestId } from './http/request-id.js';
 import { serverTimeouts } from './http/server-timeouts.js';
 import type { CallLedger } from './ledger/types.js';
 import { createMetrics, createPriceLookup, type PriceTable } from './metrics/index.js';
@@ -96,7 +96,7 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions): Pro
     ...serverTimeouts(config.server),
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
-      return typeof given === 'string' && REQUEST_ID.test(given) ? given : `req_${randomUUID().replaceAll('-', '')}`;
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : newRequestId();
     },
     forceCloseConnections: 'idle',
     return503OnClosing: true,

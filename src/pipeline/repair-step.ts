@@ -3,7 +3,7 @@ import type { ChatRequest, RawChatRequest } from '../api/chat-types.js';
 import type { Gateway } from '../gateway.js';
 import { ledgerQueryFor } from '../ledger/fingerprint.js';
 import { EMPTY_SNAPSHOT } from '../ledger/types.js';
-import { declaredToolsOf, repairRequest, summarizeFindings, summarizeWarnings } from '../repair/index.js';
+import { declaredToolsOnce, repairRequest, summarizeFindings, summarizeWarnings } from '../repair/index.js';
 import type { Finding, RepairOptions } from '../repair/types.js';
 import { scopeOf } from '../state/scope.js';
 
@@ -30,7 +30,7 @@ export async function repairStep(
   const ledger =
     query.callIds.length > 0 || query.prefixFingerprints.length > 0 ? await gateway.ledger.forScope(scopeOf(ledgerScope)).lookup(query) : EMPTY_SNAPSHOT;
   const result = repairRequest(request, {
-    declaredTools: declaredToolsOf(request),
+    declaredTools: declaredToolsOnce(request),
     ledger,
     ledgerScope,
     options,

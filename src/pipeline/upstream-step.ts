@@ -1,7 +1,7 @@
 import type { ChatChunk, ChatCompletion, ChatRequest, ToolDefinition } from '../api/chat-types.js';
 import { batchesOf } from '../providers/chunk-batches.js';
 import type { ProviderCallContext } from '../providers/types.js';
-import { declaredToolsOf } from '../repair/index.js';
+import { declaredToolsOnce } from '../repair/index.js';
 import type { ResolvedModel } from '../routing/router.js';
 import type { NormalizeContext } from '../toolcalls/normalize.js';
 import { toPromptMode } from '../toolcalls/prompt-mode.js';
@@ -26,7 +26,7 @@ export type UpstreamCall = TargetCall & {
 
 export async function callUpstream(request: ChatRequest, target: ResolvedModel, scope: CallScope): Promise<UpstreamCall> {
   // The declared tools are the same for every target in the chain: read them once.
-  const tools: ReadonlyMap<string, ToolDefinition> = request.tools?.length ? declaredToolsOf(request) : new Map();
+  const tools: ReadonlyMap<string, ToolDefinition> = request.tools?.length ? declaredToolsOnce(request) : new Map();
   const { result, target: served } = await callWithFallbacks(scope, target, (candidate, context, canFallBack) =>
     callTarget({ request, tools, target: candidate, context, canFallBack }, scope),
   );

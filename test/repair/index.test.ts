@@ -1,6 +1,7 @@
 import t from 'tap';
 import { isGatewayError } from '../../src/errors.js';
-import { FINDING_KINDS, FINDING_KIND_LIST, PASSES, PASS_NAMES, repairRequest, summarizeFindings } from '../../src/repair/index.js';
+import type { RawChatRequest } from '../../src/api/chat-types.js';
+import { declaredToolsOf, declaredToolsOnce, FINDING_KINDS, FINDING_KIND_LIST, PASSES, PASS_NAMES, repairRequest, summarizeFindings } from '../../src/repair/index.js';
 import { assistant, assistantCalls, call, ctx, deepFreeze, kinds, req, tool, user } from './helpers.js';
 import { validHistory } from './history.js';
 
@@ -122,4 +123,14 @@ t.test('summarizeFindings: counts by kind in list order, advisory left out', asy
     'tool_definition_converted=1,missing_tool_result=2',
   );
   t.equal(summarizeFindings([]), undefined);
+});
+
+t.test('declaredToolsOnce: declaredToolsOf, computed once per request object', async (t) => {
+  const fn = (name: string) => ({ type: 'function' as const, function: { name, parameters: { type: 'object', properties: {} } } });
+  const request = { model: 'm', messages: [{ role: 'user', content: 'hi' }], tools: [fn('a'), { name: 'b', parameters: { type: 'object' } }] } as unknown as RawChatRequest;
+  const once = declaredToolsOnce(request);
+  t.same([...once.entries()], [...declaredToolsOf(request).entries()], 'the same tools as declaredToolsOf');
+  t.equal(declaredToolsOnce(request), once, 'the same request: the same map, not computed again');
+  const changed = { ...request, tools: [fn('c')] } as unknown as RawChatRequest;
+  t.same([...declaredToolsOnce(changed).keys()], ['c'], 'a repaired copy is a new object: its own tools');
 });
