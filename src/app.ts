@@ -25,7 +25,7 @@ import { registerMetrics } from './routes/metrics.js';
 import { registerModels } from './routes/models.js';
 import { registerResponses } from './routes/responses.js';
 import type { ResponseStore } from './responses/store.js';
-import { endpointOf, isPipelineRoute, peekRequestInfo } from './routes/request-context.js';
+import { endpointOf, isPipelineRoute, keepJournal, peekRequestInfo } from './routes/request-context.js';
 import { Inspector } from './inspector/index.js';
 import { registerInspectorApi } from './routes/inspector.js';
 import { registerInspectorPage } from './routes/inspector-page.js';
@@ -118,6 +118,7 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions): Pro
     }
   });
 
+  keepJournal(app, inspector !== undefined);
   if (tracing) registerTracing(app, tracing); // first hook: a SERVER span even for requests the guards refuse
 
   // Callback-style hooks (here and in auth/guard.ts): an async hook costs a promise per request.

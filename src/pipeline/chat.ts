@@ -50,7 +50,7 @@ export async function runChat(clientRequest: RawChatRequest, input: ChatCallInpu
     telemetry.firstToken(served);
     const normalized = normalizeCompletion(call.completion, call.normalizeContext);
     const mode = answerMode(normalized.report, call);
-    input.info.answered({ mode, usage: normalized.completion.usage, report: normalized.report, ...answerText(call.completion, normalized.completion) });
+    input.info.answered({ mode, usage: normalized.completion.usage, report: normalized.report, ...(input.info.journal ? answerText(call.completion, normalized.completion) : NO_CALLS) });
     headers['x-toolgate-tool-mode'] = mode;
     telemetry.answer(served, normalized.report, mode, normalized.completion.usage, toolsDeclared);
     await recordAnswer(gateway, clientRequest, normalized.completion, served, input.log, input.info.keyName);
@@ -86,13 +86,16 @@ export async function runChat(clientRequest: RawChatRequest, input: ChatCallInpu
     observe(tail);
     if (tail.length > 0) yield tail;
     const mode = answerMode(normalizer.report, call);
-    input.info.answered({ mode, usage: recorder.usage, report: normalizer.report, clientText: recorder.answer.content, calls: recorder.answer.calls.map(callOf) });
+    input.info.answered({ mode, usage: recorder.usage, report: normalizer.report, ...(input.info.journal ? { clientText: recorder.answer.content, calls: recorder.answer.calls.map(callOf) } : NO_CALLS) });
     telemetry.answer(served, normalizer.report, mode, recorder.usage, toolsDeclared);
     await recorder.finish();
   }
   const batches = observed();
   return { kind: 'stream', batches, chunks: flatten(batches), headers };
 }
+
+/** The answer note without the text and calls only the inspector's journal reads (RequestInfo.journal off). */
+const NO_CALLS: Pick<AnswerNote, 'calls'> = { calls: [] };
 
 /** `prompt` when the tools went into the prompt; otherwise what the normalizer saw. */
 function answerMode(report: NormalizeReport, call: UpstreamCall): ResponseMode {

@@ -77,7 +77,14 @@ export class RequestInfo {
   private answerNote: AnswerNote | undefined;
   private keptText: string | undefined;
 
-  constructor(readonly endpoint: Endpoint) {}
+  /**
+   * `journal`: keep the notes only the inspector reads (attempts, the answer's text and calls).
+   * Off when the inspector is off: the access log and metrics read none of them.
+   */
+  constructor(
+    readonly endpoint: Endpoint,
+    readonly journal = true,
+  ) {}
 
   get keyName(): string | undefined {
     return this.state.keyName;
@@ -188,8 +195,8 @@ export class RequestInfo {
   }
 }
 
-export function newRequestInfo(endpoint: Endpoint): RequestInfo {
-  return new RequestInfo(endpoint);
+export function newRequestInfo(endpoint: Endpoint, journal = true): RequestInfo {
+  return new RequestInfo(endpoint, journal);
 }
 
 /**

@@ -138,7 +138,7 @@ export async function attempts<T>(options: AttemptOptions<T>): Promise<T> {
     const settle: Settle = (outcome) => {
       const seconds = (performance.now() - started) / 1000;
       telemetry.llmCall(target, outcome, seconds);
-      info.attempted(attemptNote(target, attempt, outcome, failed, { startMs: info.elapsedMs() - seconds * 1000, durationMs: seconds * 1000 }));
+      if (info.journal) info.attempted(attemptNote(target, attempt, outcome, failed, { startMs: info.elapsedMs() - seconds * 1000, durationMs: seconds * 1000 }));
     };
     const traced = traceAttempt(info, target, context, attempt); // a CLIENT span when tracing is on
     try {

@@ -15,6 +15,9 @@ const OPENAI_NAME_RULE = { pattern: /^[a-zA-Z0-9_-]{1,64}$/, maxLength: 64 };
 // Mistral-family chat templates reject tool call ids that are not exactly 9 alphanumerics.
 const MISTRAL_MODEL = /mistral|mixtral|codestral|devstral|magistral|ministral|pixtral/i;
 const MISTRAL_ID = /^[a-zA-Z0-9]{9}$/;
+// The two answers capabilities() can give, built once (read-only for callers).
+const NATIVE: ProviderCapabilities = Object.freeze({ nativeTools: true, toolNameRule: OPENAI_NAME_RULE, toolCallIdPattern: undefined });
+const NATIVE_MISTRAL_IDS: ProviderCapabilities = Object.freeze({ nativeTools: true, toolNameRule: OPENAI_NAME_RULE, toolCallIdPattern: MISTRAL_ID });
 
 export class OpenAICompatibleAdapter implements ProviderAdapter {
   private readonly client: UpstreamClient;
@@ -32,11 +35,7 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
   }
 
   capabilities(upstreamModel: string): ProviderCapabilities {
-    return {
-      nativeTools: true,
-      toolNameRule: OPENAI_NAME_RULE,
-      toolCallIdPattern: this.settings.type === 'openai-compatible' && MISTRAL_MODEL.test(upstreamModel) ? MISTRAL_ID : undefined,
-    };
+    return this.settings.type === 'openai-compatible' && MISTRAL_MODEL.test(upstreamModel) ? NATIVE_MISTRAL_IDS : NATIVE;
   }
 
   async complete(request: ChatRequest, context: ProviderCallContext): Promise<ChatCompletion> {

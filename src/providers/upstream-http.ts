@@ -19,6 +19,8 @@ const HOP_BY_HOP = new Set([
 export class UpstreamClient {
   private readonly pool: Pool;
   private readonly basePath: string;
+  /** The configured headers, the key's and content-type, in that order (built at the first call: subclasses set up their key first). */
+  private fixedHeaders: Record<string, string> | undefined;
 
   constructor(private readonly settings: ProviderSettings) {
     const url = new URL(settings.baseUrl);
@@ -39,10 +41,11 @@ export class UpstreamClient {
     signal: AbortSignal,
   ): Promise<UpstreamResponse> {
     const outgoing: Record<string, string> = {};
-    for (const [name, value] of Object.entries(headers)) {
-      if (!HOP_BY_HOP.has(name.toLowerCase())) outgoing[name] = value;
+    for (const name in headers) {
+      if (!HOP_BY_HOP.has(name.toLowerCase())) outgoing[name] = headers[name];
     }
-    Object.assign(outgoing, this.settings.headers, this.authHeaders(), { 'content-type': 'application/json' });
+    this.fixedHeaders ??= { ...this.settings.headers, ...this.authHeaders(), 'content-type': 'application/json' };
+    Object.assign(outgoing, this.fixedHeaders);
     try {
       const response = await this.pool.request({
         method: 'POST',

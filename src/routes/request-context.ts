@@ -1,4 +1,4 @@
-import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { classifyFailure, logFailure } from '../resilience/index.js';
 import type { Endpoint } from '../metrics/index.js';
 import { newRequestInfo, type RequestInfo } from '../pipeline/request-info.js';
@@ -12,6 +12,7 @@ declare module 'fastify' {
 }
 
 const INFO = Symbol('toolgate.requestInfo');
+const JOURNAL = Symbol('toolgate.journal');
 const TARGET = Symbol('toolgate.target');
 type WithInfo = FastifyRequest & { [INFO]?: RequestInfo; [TARGET]?: ResolvedModel };
 
@@ -35,10 +36,15 @@ export function targetOf(request: FastifyRequest): ResolvedModel | undefined {
   return (request as WithInfo)[TARGET];
 }
 
+/** Whether this app's requests keep the inspector's journal notes (RequestInfo.journal); set once at startup. */
+export function keepJournal(app: FastifyInstance, enabled: boolean): void {
+  (app as FastifyInstance & { [JOURNAL]?: boolean })[JOURNAL] = enabled;
+}
+
 /** The per-request record the access log line and the request metrics read at the end. */
 export function requestInfoOf(request: FastifyRequest, endpoint: Endpoint): RequestInfo {
   const holder = request as WithInfo;
-  if (!holder[INFO]) holder[INFO] = newRequestInfo(endpoint);
+  if (!holder[INFO]) holder[INFO] = newRequestInfo(endpoint, (request.server as { [JOURNAL]?: boolean })[JOURNAL] !== false);
   return holder[INFO];
 }
 
