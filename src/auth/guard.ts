@@ -104,15 +104,15 @@ function isV1(path: string | undefined): boolean {
 function checkCounts(body: unknown, limits: LimitsConfig): void {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return;
   const record = body as Record<string, unknown>;
-  for (const [param, max] of [
-    ['messages', limits.maxMessages],
-    ['input', limits.maxMessages],
-    ['tools', limits.maxTools],
-    ['functions', limits.maxTools],
-  ] as const) {
-    const value = record[param];
-    if (Array.isArray(value) && value.length > max) throw errors.tooMany(param, max, value.length);
-  }
+  checkCount(record, 'messages', limits.maxMessages);
+  checkCount(record, 'input', limits.maxMessages);
+  checkCount(record, 'tools', limits.maxTools);
+  checkCount(record, 'functions', limits.maxTools);
+}
+
+function checkCount(record: Record<string, unknown>, param: string, max: number): void {
+  const value = record[param];
+  if (Array.isArray(value) && value.length > max) throw errors.tooMany(param, max, value.length);
 }
 
 // Model ids travel in bodies, but some adapters put them in URL paths (Gemini: models/{id}):

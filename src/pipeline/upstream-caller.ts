@@ -81,6 +81,7 @@ export function isUsable(candidate: ResolvedModel, gateway: Gateway): boolean {
 
 /** The target's configured fallbacks that resolve, are not the target itself, can serve the call and the client's key may use. */
 export function fallbacksOf(target: ResolvedModel, scope: Pick<CallScope, 'gateway' | 'info' | 'context'>, accepts: (candidate: ResolvedModel) => boolean): ResolvedModel[] {
+  if (target.fallbacks.length === 0) return [];
   const { gateway, info, context } = scope;
   const key = info.keyName !== undefined ? gateway.auth.keys.byName(info.keyName) : undefined;
   const seen = new Set([`${target.provider.settings.name}/${target.upstreamModel}`]);
