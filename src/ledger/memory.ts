@@ -29,7 +29,8 @@ interface Held {
   bytes: number;
 }
 
-const INDEX_KEY_BYTES = 64; // a Map entry and its key's header, besides the key's characters
+const INDEX_KEY_BYTES = 64;
+const DONE: Promise<void> = Promise.resolve(); // a Map entry and its key's header, besides the key's characters
 
 /**
  * The in-process ledger storage: entries in one lru-cache with TTL and a byte budget (plus the
@@ -208,12 +209,23 @@ export class MemoryLedger implements CallLedger {
     this.storage = storage ?? new LedgerMemory(options);
   }
 
-  async record(entry: LedgerEntry): Promise<void> {
-    this.storage.record(entry, this.scope);
+  // Not `async`: the work is synchronous, and an async function per call costs the request path
+  // a promise and a frame more. Same contract: a failure is a rejected promise, never a throw.
+  record(entry: LedgerEntry): Promise<void> {
+    try {
+      this.storage.record(entry, this.scope);
+      return DONE;
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
   }
 
-  async lookup(query: LedgerQuery): Promise<LedgerSnapshot> {
-    return this.storage.lookup(query, this.scope);
+  lookup(query: LedgerQuery): Promise<LedgerSnapshot> {
+    try {
+      return Promise.resolve(this.storage.lookup(query, this.scope));
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
   }
 
   forScope(scope: string): CallLedger {

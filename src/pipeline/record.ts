@@ -10,7 +10,7 @@ import { scopeOf } from '../state/scope.js';
 // lost the calls can get them back. Keyed on the client's own (pre-repair) messages, because
 // that is what the client will send again.
 
-export async function recordAnswer(
+export function recordAnswer(
   gateway: Gateway,
   clientRequest: RawChatRequest,
   completion: ChatCompletion,
@@ -19,9 +19,11 @@ export async function recordAnswer(
   scope?: string,
 ): Promise<void> {
   const message = completion.choices[0]?.message;
-  if (!message?.tool_calls?.length) return;
-  await remember(gateway, clientRequest, message, target, log, scope);
+  if (!message?.tool_calls?.length) return NOTHING_TO_RECORD;
+  return remember(gateway, clientRequest, message, target, log, scope);
 }
+
+const NOTHING_TO_RECORD: Promise<void> = Promise.resolve();
 
 async function remember(
   gateway: Gateway,
