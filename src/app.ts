@@ -10,6 +10,7 @@ import { toGatewayError } from './http/errors.js';
 import { drainBody } from './http/drain-body.js';
 import { parseJsonBody } from './http/json-body.js';
 import { newRequestId } from './http/request-id.js';
+import { lazyChildLogger } from './http/request-logger.js';
 import { serverTimeouts } from './http/server-timeouts.js';
 import type { CallLedger } from './ledger/types.js';
 import { createMetrics, createPriceLookup, type PriceTable } from './metrics/index.js';
@@ -91,6 +92,8 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions): Pro
     loggerInstance: options.logger as FastifyBaseLogger,
     // Our own access log line (onRequest hook below) replaces Fastify's two per-request lines.
     logController: new LogController({ disableRequestLogging: true }),
+    // A request's pino child is made only when it writes a line (http/request-logger.ts).
+    childLoggerFactory: lazyChildLogger,
     bodyLimit: config.server.bodyLimitBytes,
     // Slow clients (a byte every few seconds) must not hold connections forever (issue 14 §6).
     ...serverTimeouts(config.server),
