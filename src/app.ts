@@ -139,7 +139,7 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions): Pro
         endpoint: info?.endpoint ?? endpointOf(request),
         status,
         durationSeconds: latencyMs / 1000,
-        ...(info?.llmCalls ? { upstreamSeconds: info.upstreamSeconds } : {}),
+        upstreamSeconds: info?.llmCalls ? info.upstreamSeconds : undefined,
       });
       if (info && inspector && isPipelineRoute(request)) {
         inspector.record(info, { id: request.id, method: request.method, path: request.url.split('?')[0], status, aborted, latencyMs });

@@ -31,8 +31,14 @@ export class RequestTelemetry {
     });
   }
 
+  private served: { target: ResolvedModel; metrics: ModelMetrics } | undefined;
+
+  /** The target's metric handle, looked up once per target of this request (three uses per answer). */
   private metricsFor(target: ResolvedModel): ModelMetrics {
-    return this.gateway.metrics.forModel(target.provider.settings.name, target.requested, target.upstreamModel);
+    if (this.served?.target !== target) {
+      this.served = { target, metrics: this.gateway.metrics.forModel(target.provider.settings.name, target.requested, target.upstreamModel) };
+    }
+    return this.served.metrics;
   }
 
   llmCall(target: ResolvedModel, outcome: LlmCallOutcome, seconds = 0): void {
