@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest, onSendHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, onSendHookHandler } from 'fastify';
 import { validatedBodyOf } from '../api/validated-body.js';
 import type { LimitsConfig } from '../config/schema.js';
 import { errors } from '../errors.js';
@@ -23,7 +23,9 @@ export function registerGuards(app: FastifyInstance, gateway: Gateway): void {
   const { keys, limiter } = gateway.auth;
   const limits = gateway.loaded.config.limits;
 
-  app.addHook('onRequest', (request, reply, done) => {
+  // No gateway keys and no metrics key (fixed at startup): the hook would let everything through.
+  if (keys.enabled || keys.metricsProtected) app.addHook('onRequest', authenticate);
+  function authenticate(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
     if (endpointOf(request) === 'metrics') {
       done(keys.metricsAllowed(request.headers.authorization) ? undefined : errors.invalidApiKey());
       return;
@@ -47,7 +49,7 @@ export function registerGuards(app: FastifyInstance, gateway: Gateway): void {
       });
     }
     done();
-  });
+  }
 
   // Labels can carry client text (unconfigured model names): a secret a client typed there is
   // still a secret for whoever scrapes /metrics. A hook on the metrics route only: an app-wide
