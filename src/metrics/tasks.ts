@@ -3,6 +3,7 @@
 // fallbacks included) adds 1; the count is observed when the task ends — at a final answer, after
 // `idleMs` without a call, or when the map is full and the task is the least recently active.
 import { hash as hashOnce, randomUUID } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import type { ChatMessage } from '../api/chat-types.js';
 import type { TaskEndReason } from './types.js';
 
@@ -33,6 +34,21 @@ const MAX_RAW_KEY = 128;
 
 function digest(text: string): string {
   return hashOnce('sha256', text, 'base64url').slice(0, 22);
+}
+
+// Every turn of an agent run sends the same system prompt and first user message: their digest is
+// remembered (a pure text → digest memo, bounded in entries and characters; long texts are not kept).
+const MAX_MEMO_TEXT = 4096;
+const fingerprintMemo = new LRUCache<string, string>({ max: 1000, maxSize: 1024 * 1024, sizeCalculation: (_digest, text) => text.length + 32 });
+
+function fingerprintDigest(text: string): string {
+  if (text.length > MAX_MEMO_TEXT) return digest(text);
+  let known = fingerprintMemo.get(text);
+  if (known === undefined) {
+    known = digest(text);
+    fingerprintMemo.set(text, known);
+  }
+  return known;
 }
 
 function idKey(prefix: string, value: unknown): string | undefined {
@@ -75,7 +91,7 @@ function unscopedTaskKey(input: TaskKeyInput): string {
   const system = input.messages.find((m) => m.role === 'system' || m.role === 'developer');
   const firstUser = input.messages.find((m) => m.role === 'user');
   if (!system && !firstUser) return `once:${randomUUID()}`;
-  return `fp:${digest(`${contentText(system)}\u0000${contentText(firstUser)}`)}`;
+  return `fp:${fingerprintDigest(`${contentText(system)}\u0000${contentText(firstUser)}`)}`;
 }
 
 export interface TaskTrackerOptions {

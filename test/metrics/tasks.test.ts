@@ -1,4 +1,5 @@
 import t from 'tap';
+import { createHash } from 'node:crypto';
 import { createMetrics, createPriceLookup, taskKeyFor, TaskTracker } from '../../src/metrics/index.js';
 import { metricValue } from './parse-exposition.js';
 
@@ -73,4 +74,20 @@ t.test('taskKeyFor: header, metadata, user, fingerprint', async (t) => {
   t.match(taskKeyFor({ headerTaskId: 'x'.repeat(500), messages }), /^header#/, 'long ids are hashed');
   const a = taskKeyFor({ messages: [] });
   t.not(a, taskKeyFor({ messages: [] }), 'nothing to fingerprint: a task of its own');
+});
+
+t.test('taskKeyFor: the prompt fingerprint is the digest of system + first user text, remembered or not', async (t) => {
+  const expected = (system: string, user: string) => `fp:${createHash('sha256').update(`${system}\u0000${user}`).digest('base64url').slice(0, 22)}`;
+  for (const [system, user] of [
+    ['You are helpful.', 'Hi'],
+    ['You are helpful.', 'Hi again'],
+    ['x'.repeat(5000), 'long system prompt: not remembered'],
+  ]) {
+    const messages = [
+      { role: 'system' as const, content: system },
+      { role: 'user' as const, content: user },
+    ];
+    t.equal(taskKeyFor({ messages }), expected(system, user), 'first time');
+    t.equal(taskKeyFor({ messages }), expected(system, user), 'again (remembered)');
+  }
 });
