@@ -47,6 +47,8 @@ export class ToolCallStreamExtractor {
 
   feed(delta: string): ExtractorEvent[] {
     if (this.ended || delta === '') return [];
+    // Plain prose with nothing held back (most tokens): the scanner's full pass would say the same.
+    if (this.scanner.takeProse(delta)) return this.toEvents(this.assembler.push({ type: 'text', text: delta }));
     return this.toEvents(this.scanner.push(delta).flatMap((segment) => this.assembler.push(segment)));
   }
 
