@@ -8,8 +8,13 @@
 
 const RAW = Symbol('raw JSON');
 
+/** One descriptor for every call (defineProperty reads it, does not keep it): no object per event. */
+const descriptor: PropertyDescriptor = { value: undefined, configurable: true };
+
 export function withRawJson<T extends object>(value: T, text: string): T {
-  Object.defineProperty(value, RAW, { value: text, configurable: true });
+  descriptor.value = text;
+  Object.defineProperty(value, RAW, descriptor);
+  descriptor.value = undefined;
   return value;
 }
 
