@@ -12,6 +12,8 @@ const LINE_BREAK = /\r\n|\r|\n/;
 
 /** One `data:` line per line of the payload (a bare newline inside would end the field). */
 export function sseData(payload: string): string {
+  // The usual payload (one line) in one concatenation: this runs once per streamed event.
+  if (!payload.includes('\n') && !payload.includes('\r')) return `data: ${payload}\n\n`;
   return `${dataLines(payload)}\n`;
 }
 

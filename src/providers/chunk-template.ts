@@ -42,7 +42,7 @@ export class ChunkTemplates {
     const calls = delta.tool_calls;
     if (calls === undefined || calls === null) {
       if (typeof delta.content !== 'string' || !flat(delta, '')) return;
-      const template = locate(raw, '"content":', delta.content, (content) => ({ ...chunk, choices: [{ ...choice, delta: { ...delta, content } }] }));
+      const template = locate(raw, '"content":', delta.content, (content) => copyWith(chunk, 'choices', [copyWith(choice, 'delta', copyWith(delta, 'content', content))]));
       if (template) this.content = template;
       return;
     }
@@ -50,10 +50,9 @@ export class ChunkTemplates {
     const call = { ...calls[0] };
     const fn = call.function && { ...call.function };
     if (!flat(call, 'function') || fn === undefined || typeof fn.arguments !== 'string' || !flat(fn, '')) return;
-    const template = locate(raw, '"arguments":', fn.arguments, (value) => ({
-      ...chunk,
-      choices: [{ ...choice, delta: { ...delta, tool_calls: [{ ...call, function: { ...fn, arguments: value } }] } }],
-    }));
+    const template = locate(raw, '"arguments":', fn.arguments, (value) =>
+      copyWith(chunk, 'choices', [copyWith(choice, 'delta', copyWith(delta, 'tool_calls', [copyWith(call, 'function', copyWith(fn, 'arguments', value))]))]),
+    );
     if (template) this.args = template;
   }
 }
@@ -82,9 +81,24 @@ function locate(raw: string, key: string, value: string, rebuild: (value: string
   return { prefix: raw.slice(0, start), suffix: raw.slice(end), rebuild };
 }
 
-/** Every value of `object` but the one under `except` is a string, number, boolean or null (nothing shared between built chunks). */
+/**
+ * A copy of `source` (same keys, same order) with `key` set to `value`, built key by key: such an
+ * object takes V8's usual map transitions, so the raw text is attached to it cheaply (Node 20 adds a
+ * property to a spread copy through its slow path, ~1.5 µs per event).
+ */
+function copyWith<T extends object>(source: T, key: string, value: unknown): T {
+  const copy: Record<string, unknown> = {};
+  for (const name in source) copy[name] = name === key ? value : (source as Record<string, unknown>)[name];
+  return copy as T;
+}
+
+/**
+ * Every value of `object` but the one under `except` is a string, number, boolean or null (nothing
+ * shared between built chunks), and no key is `__proto__` (copyWith would set the prototype).
+ */
 function flat(object: object, except: string): boolean {
   for (const key in object) {
+    if (key === '__proto__') return false;
     if (key === except) continue;
     const value = (object as Record<string, unknown>)[key];
     if (value !== null && typeof value === 'object') return false;

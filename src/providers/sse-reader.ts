@@ -10,6 +10,8 @@ import type { SseEvent } from './types.js';
 // SLICE_CHECK events at a time for the same reason.
 const SLICE_CHECK = 32;
 const SLICE_MS = 8;
+/** What dump may read beyond the bytes consumed: the body's buffer (64 KB high-water mark) and 64 KB more. */
+const DUMP_SLACK = 2 * 65_536;
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 export type { SseEvent } from './types.js';
@@ -33,7 +35,7 @@ export async function* readSseBatches<T>(body: Body, mapError: (error: unknown) 
   let pending: SseEvent[] = [];
   const parser = createParser({
     onEvent(message: EventSourceMessage) {
-      pending.push({ event: message.event, data: message.data });
+      pending.push(message); // an SseEvent as it is ({ id, event, data }): no copy per event
     },
   });
   // StringDecoder, not TextDecoder: the same UTF-8 decoding (a character split across reads is
@@ -41,6 +43,7 @@ export async function* readSseBatches<T>(body: Body, mapError: (error: unknown) 
   const decoder = new StringDecoder('utf8');
   let first = true;
   let finished = false;
+  let bytesRead = 0;
   // Maps what the parser completed into batches; true once [DONE] came.
   const drain = function* (events: SseEvent[]): Generator<T[], boolean> {
     let batch: T[] = [];
@@ -72,6 +75,7 @@ export async function* readSseBatches<T>(body: Body, mapError: (error: unknown) 
     // `finally` decides: dump the rest (connection kept) or destroy.
     for await (const bytes of body.iterator({ destroyOnReturn: false })) {
       let sliceStart = performance.now();
+      bytesRead += (bytes as Buffer).length;
       let text = decoder.write(bytes as Buffer);
       if (first && text !== '') {
         first = false;
@@ -103,9 +107,11 @@ export async function* readSseBatches<T>(body: Body, mapError: (error: unknown) 
   } catch (error) {
     throw mapError(error);
   } finally {
-    // A finished stream keeps its pooled connection (dump reads the rest); an abandoned one
-    // (client gone, error) must release the upstream socket at once.
-    if (finished) body.dump({ limit: 65_536 }).catch(() => undefined);
+    // A finished stream keeps its pooled connection (dump reads the rest, up to 64 KB more); an
+    // abandoned one (client gone, error) must release the upstream socket at once. dump's limit
+    // counts the whole body, read or buffered (at most the body's 64 KB high-water mark beyond what
+    // we read): a fixed 64 KB destroyed the connection of every answer longer than that.
+    if (finished) body.dump({ limit: bytesRead + DUMP_SLACK }).catch(() => undefined);
     else if (!body.destroyed) {
       // undici emits RequestAbortedError on destroy(); nobody reads this body any more.
       body.on('error', () => undefined);

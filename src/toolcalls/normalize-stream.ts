@@ -137,7 +137,12 @@ class ChunkNormalizer implements StreamNormalizer {
     if (chunk.choices.length === 1) {
       // The usual case, without the bookkeeping for several choices.
       const choice = chunk.choices[0];
-      const pieces = normalizeChoice(choice, this.stateOf(choice.index), this.ctx, this.report);
+      const state = this.stateOf(choice.index);
+      if (passesUnchanged(choice, state)) {
+        out.push(chunk);
+        return;
+      }
+      const pieces = normalizeChoice(choice, state, this.ctx, this.report);
       if (pieces.length === 1 && pieces[0] === choice) out.push(chunk);
       else if (pieces.length > 0) {
         out.push({ ...chunk, choices: [pieces[0]] });
@@ -173,6 +178,15 @@ class ChunkNormalizer implements StreamNormalizer {
     }
     for (const state of states.values()) finishReport(state, ctx, report);
   }
+}
+
+/** The usual prose token, decided without building pieces: what normalizeChoice would return as `[choice]`. False changes no state. */
+function passesUnchanged(choice: ChunkChoice, state: ChoiceState): boolean {
+  if (state.finished) return true;
+  const delta = choice.delta;
+  if (choice.finish_reason !== null || (delta.tool_calls && delta.tool_calls.length > 0)) return false;
+  const content = delta.content;
+  return !state.extractor || typeof content !== 'string' || content === '' || state.extractor.passes(content);
 }
 
 /** The pieces one upstream choice becomes, in order; `[choice]` itself when nothing changes. */

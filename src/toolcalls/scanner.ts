@@ -95,6 +95,27 @@ export class CallScanner {
     return out;
   }
 
+  /**
+   * push(delta) for the usual streamed token, in one step: nothing held back, no block open, and no
+   * character in `delta` that could start one, so all of it is prose. True when taken (the caller
+   * emits it as one text segment); the state is what push would leave. False: call push.
+   */
+  takeProse(delta: string): boolean {
+    if (this.text !== '' || this.mode.kind !== 'normal' || this.lineStartAt !== -1 || delta === '') return false;
+    let nonBlank = -1;
+    let prose = false;
+    for (let i = 0; i < delta.length; i++) {
+      const code = delta.charCodeAt(i);
+      if (code === 60 /* < */ || code === 96 /* ` */ || this.byTrigger.has(code) || this.wrapperStarts.has(code)) return false;
+      if (code !== 32 && code !== 9) nonBlank = i;
+      prose ||= !isWhitespace(code);
+    }
+    if (prose) this.sawProse = true;
+    this.charBeforeText = delta[delta.length - 1];
+    if (nonBlank >= 0) this.nonBlankBeforeText = delta[nonBlank];
+    return true;
+  }
+
   /** Text length before which an open block is not re-read (see push). */
   private recheckAt = 0;
 

@@ -24,6 +24,8 @@ export class ToolCallStreamExtractor {
   private readonly scanner: CallScanner;
   private readonly assembler: ContentAssembler;
   private ended = false;
+  /** The assembler released content already (from then on it passes text through as it is). */
+  private textStarted = false;
   /** Calls found so far. */
   callCount = 0;
   /** The format of the first call found. */
@@ -47,7 +49,18 @@ export class ToolCallStreamExtractor {
 
   feed(delta: string): ExtractorEvent[] {
     if (this.ended || delta === '') return [];
+    // Plain prose with nothing held back (most tokens): the scanner's full pass would say the same.
+    if (this.scanner.takeProse(delta)) return this.toEvents(this.assembler.push({ type: 'text', text: delta }));
     return this.toEvents(this.scanner.push(delta).flatMap((segment) => this.assembler.push(segment)));
+  }
+
+  /**
+   * True when `delta` goes to the client exactly as it is — what feed would return as one text event
+   * equal to `delta` — decided without building the events: plain prose, nothing held back, and the
+   * answer's text already begun. False leaves the extractor as it was (call feed).
+   */
+  passes(delta: string): boolean {
+    return !this.ended && this.textStarted && delta !== '' && this.scanner.takeProse(delta);
   }
 
   /** Flushes what was held back: the stream is over. */
@@ -66,7 +79,10 @@ export class ToolCallStreamExtractor {
         this.format ??= piece.format;
         for (const call of piece.calls) events.push({ type: 'call', call, format: piece.format });
         this.callCount += piece.calls.length;
-      } else if (last !== undefined && last.type === (piece.type === 'content' ? 'text' : 'reasoning')) {
+        continue;
+      }
+      if (piece.type === 'content') this.textStarted = true;
+      if (last !== undefined && last.type === (piece.type === 'content' ? 'text' : 'reasoning')) {
         last.text += piece.text;
       } else {
         events.push({ type: piece.type === 'content' ? 'text' : 'reasoning', text: piece.text });

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import t from 'tap';
+import { sseData, sseEvent } from '../../src/http/sse.js';
 import { startGateway } from '../helpers/gateway.js';
 import { sseChunk, startRawUpstream } from '../helpers/raw-upstream.js';
 
@@ -75,4 +76,12 @@ t.test('the first frame is not held back waiting for the next one', async (t) =>
     seen += decoder.decode(value, { stream: true });
   }
   t.match(seen, /second[\s\S]*data: \[DONE\]/);
+});
+
+t.test('frames: one data line per line of the payload, whatever the line break', async (t) => {
+  t.equal(sseData('{"a":1}'), 'data: {"a":1}\n\n');
+  t.equal(sseData(''), 'data: \n\n');
+  t.equal(sseData('a\nb'), 'data: a\ndata: b\n\n');
+  t.equal(sseData('a\r\nb\rc\n'), 'data: a\ndata: b\ndata: c\ndata: \n\n');
+  t.equal(sseEvent('done', 'x\ny'), 'event: done\ndata: x\ndata: y\n\n');
 });

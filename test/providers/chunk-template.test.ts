@@ -128,3 +128,21 @@ t.test('property: whatever is recognized equals JSON.parse of the same text', as
     { numRuns: 1000, seed: 17 },
   );
 });
+
+t.test('a "__proto__" key is a plain key for JSON.parse: such an event is never built from a template', async (t) => {
+  for (const raw of [
+    '{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","__proto__":null,"choices":[{"index":0,"delta":{"content":"Hel"},"logprobs":null,"finish_reason":null}]}',
+    '{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"__proto__":"x","content":"Hel"},"logprobs":null,"finish_reason":null}]}',
+  ]) {
+    const template = learned(raw);
+    const next = raw.replace('"Hel"', '"lo"');
+    const built = template.match(next);
+    // Built or not, it must be what JSON.parse gives: an own "__proto__" key, Object.prototype kept.
+    if (built !== undefined) {
+      const parsed = JSON.parse(next) as ChatChunk;
+      t.same(Object.keys(built.choices[0].delta), Object.keys(parsed.choices[0].delta));
+      t.same(Object.keys(built), Object.keys(parsed));
+    }
+    t.equal(built, undefined, 'left to the parser');
+  }
+});

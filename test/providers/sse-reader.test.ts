@@ -1,6 +1,8 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import t from 'tap';
-import type { Dispatcher } from 'undici';
+import { Pool, type Dispatcher } from 'undici';
 import { readSse, readSseBatches } from '../../src/providers/sse-reader.js';
 
 // A body stand-in with the two things readSse uses from undici's body: iterator() and dump()/destroy().
@@ -65,4 +67,34 @@ t.test('batches: an event the mapper rejects ends the stream after the events be
     })) got.push(...batch);
   }, /bad event/);
   t.same(got, ['a', 'b'], 'what came before the bad event was delivered');
+});
+
+t.test('a finished stream longer than 64 KB keeps its upstream connection (the next request reuses it)', async (t) => {
+  // ~150 KB of events, then [DONE]: what dump is asked to read must not count the bytes already read.
+  const event = `data: {"choices":[{"delta":{"content":"${'x'.repeat(200)}"}}]}\n\n`;
+  const body = event.repeat(700) + 'data: [DONE]\n\n';
+  let connections = 0;
+  // The response ends only once the reader has returned at [DONE] (as an upstream whose last chunk
+  // comes a moment later): then the rest is what dump reads.
+  let readerDone: () => void = () => undefined;
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.write(body);
+    new Promise<void>((resolve) => (readerDone = resolve)).then(() => res.end(), () => undefined);
+  });
+  server.on('connection', () => connections++);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const pool = new Pool(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, { connections: 1 });
+  t.teardown(async () => {
+    await pool.close();
+    server.close();
+  });
+  for (let i = 0; i < 2; i++) {
+    const response = await pool.request({ method: 'GET', path: '/' });
+    let events = 0;
+    for await (const batch of readSseBatches(response.body, (error) => error as Error, (e) => e)) events += batch.length;
+    readerDone();
+    t.equal(events, 700, `stream ${i + 1} read whole`);
+  }
+  t.equal(connections, 1, 'one upstream connection for both streams');
 });

@@ -128,3 +128,23 @@ t.test('reasoning streams through; a call marker inside it waits for the closer'
   t.same(extractor.feed('}</thi'), [{ type: 'text', text: '<tool_call>{}' }], 'not a call: released');
   t.same(extractor.feed('nk>ok'), [{ type: 'text', text: '</think>ok' }]);
 });
+
+t.test('passes(): plain prose after the text began goes through whole; anything else is left to feed, with nothing changed', async (t) => {
+  const pieces = ['  ', 'Let', ' me', ' check.', '\n', '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>', ' Done', '.'];
+  const reference = stream(pieces);
+  const extractor = new ToolCallStreamExtractor(ctx);
+  const events: ExtractorEvent[] = [];
+  const taken: string[] = [];
+  for (const piece of pieces) {
+    if (extractor.passes(piece)) {
+      taken.push(piece);
+      events.push({ type: 'text', text: piece });
+    } else events.push(...extractor.feed(piece));
+  }
+  events.push(...extractor.end());
+  t.same(taken, [' me', ' check.', '\n', ' Done', '.'], 'taken: prose once the text began; not the leading blank, the first word, or the call');
+  const text = events.map((event) => (event.type === 'text' ? event.text : '')).join('');
+  const calls = events.flatMap((event) => (event.type === 'call' ? [event.call] : []));
+  t.same({ text, calls }, { text: reference.text, calls: reference.calls }, 'the same text and calls as feeding everything');
+  t.equal(calls.length, 1);
+});
