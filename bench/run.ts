@@ -8,6 +8,7 @@ import { adversarialCli, runAdversarial } from './adversarial.js';
 import { findNode24, findPortkey, PORTKEY_VERSION } from './peers.js';
 import { renderMarkdown } from './report.js';
 import { runNode, type NodeContext } from './throughput.js';
+import { SHIPPED_NODE_ARGS } from './servers.js';
 import type { BenchResults } from './types.js';
 
 // `npm run bench`: toolgate vs a bare Fastify+undici passthrough, a JSON-parsing proxy, Portkey's
@@ -113,7 +114,7 @@ async function main(): Promise<void> {
   const tmp = mkdtempSync(join(os.tmpdir(), 'toolgate-bench-'));
 
   let impl = flags.impl;
-  let implNote = impl === 'dist' ? 'built dist/ (`node dist/main.js`)' : 'src/ through tsx';
+  let implNote = impl === 'dist' ? `built dist/ (\`node ${[...SHIPPED_NODE_ARGS, 'dist/main.js'].join(' ')}\`, as \`npm start\`)` : 'src/ through tsx';
   if (impl === 'dist') {
     const built = join(ROOT_DIR, 'dist', 'main.js');
     if (!existsSync(built)) {

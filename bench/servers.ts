@@ -1,7 +1,7 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { ChildStartError, type Child, log, sleep, spawnChild } from './common.js';
+import { ChildStartError, type Child, log, ROOT_DIR, sleep, spawnChild } from './common.js';
 import type { Found } from './peers.js';
 import { gatewayConfig, modelFor, requestBody, UPSTREAM_PREFIX, type UpstreamVariant } from './scenario.js';
 import type { Mode, Target } from './types.js';
@@ -10,6 +10,16 @@ import type { Mode, Target } from './types.js';
 // upstream variant. Optional targets (Portkey, the inspector and tracing rows) that cannot start or
 // answer wrongly are dropped with a note; the core ones (direct, bare, parsing proxy, toolgate) fail
 // the run.
+
+/** The node flags of `npm start` (and the Docker CMD, kept equal): toolgate is measured as it ships. */
+export const SHIPPED_NODE_ARGS: string[] = shippedNodeArgs(readFileSync(join(ROOT_DIR, 'package.json'), 'utf8'));
+
+export function shippedNodeArgs(packageJson: string): string[] {
+  const start = (JSON.parse(packageJson) as { scripts?: { start?: string } }).scripts?.start ?? '';
+  const words = start.split(/\s+/);
+  const end = words.indexOf('dist/main.js');
+  return words.slice(1, end < 0 ? 1 : end).filter((word) => word.startsWith('--'));
+}
 
 export interface ServerSet {
   children: Partial<Record<Target, Child>>;
@@ -59,14 +69,14 @@ export async function post(url: string, body: string, headers: Record<string, st
 async function startGateway(options: StartOptions, name: string, yaml: string[] = [], env: Record<string, string> = {}): Promise<Child> {
   const configPath = join(options.tmp, `${name}.yaml`);
   writeFileSync(configPath, gatewayConfig(options.upstream.url, 'warn', { yaml }));
-  return spawnChild('serve-child.mjs', [configPath, options.impl], { execPath: options.execPath, tsx: options.impl === 'src', env });
+  return spawnChild('serve-child.mjs', [configPath, options.impl], { execPath: options.execPath, tsx: options.impl === 'src', env, nodeArgs: SHIPPED_NODE_ARGS });
 }
 
-/** A fresh default toolgate (many streams, profiles): `node dist/main.js` in its own process. */
+/** A fresh default toolgate (many streams, profiles): `node <npm start's flags> dist/main.js` in its own process. */
 export function startDefaultGateway(options: StartOptions, nodeArgs: string[] = []): Promise<Child> {
   const configPath = join(options.tmp, 'toolgate-fresh.yaml');
   writeFileSync(configPath, gatewayConfig(options.upstream.url, 'warn'));
-  return spawnChild('serve-child.mjs', [configPath, options.impl], { execPath: options.execPath, tsx: options.impl === 'src', nodeArgs });
+  return spawnChild('serve-child.mjs', [configPath, options.impl], { execPath: options.execPath, tsx: options.impl === 'src', nodeArgs: [...SHIPPED_NODE_ARGS, ...nodeArgs] });
 }
 
 export function startBare(options: StartOptions, parse = false, nodeArgs: string[] = []): Promise<Child> {
