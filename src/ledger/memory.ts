@@ -29,8 +29,8 @@ interface Held {
   bytes: number;
 }
 
-const INDEX_KEY_BYTES = 64;
-const DONE: Promise<void> = Promise.resolve(); // a Map entry and its key's header, besides the key's characters
+const INDEX_KEY_BYTES = 64; // a Map entry and its key's header, besides the key's characters
+const DONE: Promise<void> = Promise.resolve(); // what record() hands back: one settled promise for every call
 
 /**
  * The in-process ledger storage: entries in one lru-cache with TTL and a byte budget (plus the
