@@ -66,12 +66,16 @@ t.test('JSON ends: repeated unclosed openers cost a few passes, not one per open
   }
 });
 
+// The main thread's CPU where Node has it (threadCpuUsage, Node ≥ 23.9): process.cpuUsage also counts
+// V8's background GC threads, whose concurrent marking (left over from earlier tests) can land in one run.
+const threadCpu = (process as { threadCpuUsage?: (previous?: NodeJS.CpuUsage) => NodeJS.CpuUsage }).threadCpuUsage?.bind(process);
+
 function cpuMs(run: () => void): number {
   let best = Infinity;
   for (let k = 0; k < 3; k++) {
-    const before = process.cpuUsage();
+    const before = threadCpu ? threadCpu() : process.cpuUsage();
     run();
-    const used = process.cpuUsage(before);
+    const used = threadCpu ? threadCpu(before) : process.cpuUsage(before);
     best = Math.min(best, (used.user + used.system) / 1000);
   }
   return best;
@@ -93,9 +97,16 @@ function streamRun(text: string): () => void {
 function checkGrowth(t: Test, name: string, make: (size: number) => string, small = 25 * 1024): void {
   for (const [mode, runner] of [['whole', wholeRun], ['stream', streamRun]] as const) {
     runner(make(8 * 1024))(); // warm up
-    const a = cpuMs(runner(make(small)));
-    const b = cpuMs(runner(make(4 * small)));
-    const ratio = b / Math.max(a, 1);
+    // Up to three measured pairs: a quadratic scan is ~16x every time, so a second look cannot hide it,
+    // while one pair disturbed by a GC pause no longer fails the run.
+    let a = 0;
+    let b = 0;
+    let ratio = Infinity;
+    for (let pair = 0; pair < 3 && ratio >= 8; pair++) {
+      a = cpuMs(runner(make(small)));
+      b = cpuMs(runner(make(4 * small)));
+      ratio = b / Math.max(a, 1);
+    }
     t.ok(ratio < 8, `${name} (${mode}): ${a.toFixed(1)} ms -> ${b.toFixed(1)} ms, ratio ${ratio.toFixed(1)}`);
   }
 }
