@@ -11,7 +11,7 @@ import { shippedNodeArgs } from './servers.js';
 // concurrency 1, idle RSS, and optionally 1,000 slow streams each.
 //
 //   node --import tsx bench/ab.ts --a=<project root> --b=<project root> [--rounds=5] [--duration=4]
-//        [--many] [--env-a=NAME=value] [--env-b=NAME=value] [--node=<node binary>]
+//        [--many | --many=N] [--env-a=NAME=value] [--env-b=NAME=value] [--node=<node binary>]
 //        [--node-args-a="--flag ..."] [--node-args-b="--flag ..."]
 //
 // Each root needs a built dist/ (npm run build there). 127.0.0.1 only. Each side runs with the node
@@ -41,7 +41,7 @@ interface Side {
   idleRssMb: number;
   json: Array<{ rps: number; p50: number; p99: number; cpuUsPerReq: number }>;
   sse: Array<{ ttfbP50: number; ttlbP50: number; cpuUsPerReq: number }>;
-  many?: { wallS: number; completed: number; errors: number; ttfbP50: number; peakRssMb: number };
+  many?: { wallS: number; completed: number; errors: number; ttfbP50: number; peakRssMb: number; cpuUsPerStream: number };
 }
 
 async function main(): Promise<void> {
@@ -85,18 +85,26 @@ async function main(): Promise<void> {
         log(`r${r} ${side.name}: ${json.rps} req/s, ${round(side.json[side.json.length - 1].cpuUsPerReq, 0)} µs CPU/req; SSE c=1 TTFB ${sse.ttfbP50} ms`);
       }
     }
-    if (process.argv.includes('--many')) {
-      for (const side of sides) {
+    // --many runs each side once; --many=N runs N rounds alternated (fresh process each) and reports medians.
+    const manyRounds = process.argv.includes('--many') ? 1 : Number(flag('many') ?? 0);
+    const runs = new Map<Side, NonNullable<Side['many']>[]>(sides.map((side) => [side, []]));
+    for (let r = 0; r < manyRounds; r++) {
+      for (const side of r % 2 === 0 ? sides : [...sides].reverse()) {
         await side.child.stop();
         side.child = await start(side);
         const slow = requestBody({ model: 'bench-slow', stream: true });
-        let peak = 0;
-        const run = await manyStreams(side.child.url + path, slow, 1000, () => {
-          peak = Math.max(peak, procMemory(side.child.pid).rssMb);
-        });
-        side.many = { wallS: run.wallS, completed: run.completed, errors: run.errors + run.incomplete, ttfbP50: run.ttfbP50, peakRssMb: round(procMemory(side.child.pid).peakRssMb, 1) };
-        log(`${side.name}: 1000 slow streams ${run.completed} ok, ${run.wallS} s, peak RSS ${side.many.peakRssMb} MB`);
+        const before = procCpuMs(side.child.pid);
+        const run = await manyStreams(side.child.url + path, slow, 1000);
+        const cpuUsPerStream = round(((procCpuMs(side.child.pid) - before) * 1000) / 1000, 0);
+        const result = { wallS: run.wallS, completed: run.completed, errors: run.errors + run.incomplete, ttfbP50: run.ttfbP50, peakRssMb: round(procMemory(side.child.pid).peakRssMb, 1), cpuUsPerStream };
+        runs.get(side)?.push(result);
+        log(`${side.name}: 1000 slow streams ${run.completed} ok, ${run.wallS} s, peak RSS ${result.peakRssMb} MB, ${cpuUsPerStream} µs CPU/stream`);
       }
+    }
+    for (const [side, results] of runs) {
+      if (results.length === 0) continue;
+      const med = (pick: (x: NonNullable<Side['many']>) => number): number => median(results.map(pick));
+      side.many = { wallS: med((x) => x.wallS), completed: med((x) => x.completed), errors: results.reduce((sum, x) => sum + x.errors, 0), ttfbP50: med((x) => x.ttfbP50), peakRssMb: round(med((x) => x.peakRssMb), 1), cpuUsPerStream: round(med((x) => x.cpuUsPerStream), 0) };
     }
   } finally {
     for (const side of sides) await side.child.stop().catch(() => undefined);
@@ -110,12 +118,12 @@ async function main(): Promise<void> {
     '',
     `A = ${describe(sides[0])}, B = ${describe(sides[1])}; node ${execPath ?? process.execPath}; ${rounds} rounds alternated, medians. Load average at end ${loadAverage().join(' / ')}.`,
     '',
-    '| build | idle RSS MB | JSON c=32 req/s | JSON p50 ms | JSON p99 ms | JSON CPU µs/req | SSE c=1 TTFB p50 ms | SSE c=1 TTLB p50 ms | SSE CPU µs/stream |' + (sides[0].many ? ' 1,000 streams: wall s / TTFB p50 ms / peak RSS MB / errors |' : ''),
+    '| build | idle RSS MB | JSON c=32 req/s | JSON p50 ms | JSON p99 ms | JSON CPU µs/req | SSE c=1 TTFB p50 ms | SSE c=1 TTLB p50 ms | SSE CPU µs/stream |' + (sides[0].many ? ' 1,000 streams: wall s / TTFB p50 ms / peak RSS MB / CPU µs/stream / errors |' : ''),
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|' + (sides[0].many ? '---:|' : ''),
     ...sides.map(
       (s) =>
         `| ${s.name} | ${s.idleRssMb} | ${m(s.json.map((x) => x.rps), 0)} | ${m(s.json.map((x) => x.p50), 2)} | ${m(s.json.map((x) => x.p99), 2)} | ${m(s.json.map((x) => x.cpuUsPerReq), 0)} | ${m(s.sse.map((x) => x.ttfbP50), 2)} | ${m(s.sse.map((x) => x.ttlbP50), 2)} | ${m(s.sse.map((x) => x.cpuUsPerReq), 0)} |` +
-        (s.many ? ` ${s.many.wallS} / ${s.many.ttfbP50} / ${s.many.peakRssMb} / ${s.many.errors} |` : ''),
+        (s.many ? ` ${s.many.wallS} / ${s.many.ttfbP50} / ${s.many.peakRssMb} / ${s.many.cpuUsPerStream} / ${s.many.errors} |` : ''),
     ),
     '',
   ];

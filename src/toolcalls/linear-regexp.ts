@@ -1,6 +1,7 @@
+import { createRequire } from 'node:module';
 import type { Format } from 'ajv';
 import { fullFormats } from 'ajv-formats/dist/formats.js';
-import { RE2JS } from 're2js';
+import type { RE2JS } from 're2js';
 
 // Regexes from client tool schemas (`pattern`, `patternProperties`, `propertyNames.pattern`) run
 // against model output. JavaScript's engine backtracks: `^A(a+)+B$` on 27 characters took 6 s.
@@ -8,6 +9,11 @@ import { RE2JS } from 're2js';
 // backreferences — is not checked at all (recorded in `unsupportedPatterns`), never run by the
 // backtracking engine. The same goes for ajv-formats' regexes: RE2 where it compiles them, else
 // the native regex only on strings up to FORMAT_NATIVE_MAX_CHARS (longer ones are not checked).
+
+// re2js (~0.6 MB of heap once loaded) and the formats' compiled regexes (~0.5 MB) are made at the
+// first schema or string that needs them, not at startup: most tool schemas have no `pattern` and no
+// `format`. re2js is required (its CommonJS build) so that loading stays synchronous inside ajv's
+// compile; the first load costs a few milliseconds once.
 
 /** Longest string a format regex RE2 cannot run is checked on (hostname: 253, e-mail: 254…). */
 export const FORMAT_NATIVE_MAX_CHARS = 1_024;
@@ -32,8 +38,16 @@ export const linearRegExp = Object.assign(
   { code: 'linearRegExp' },
 );
 
+let engine: typeof RE2JS | undefined;
+
+function re2(): typeof RE2JS {
+  engine ??= (createRequire(import.meta.url)('re2js') as typeof import('re2js')).RE2JS;
+  return engine;
+}
+
 /** The pattern compiled by RE2, or undefined when RE2 cannot express it. */
 export function compileLinear(pattern: string, flags = ''): RegExpLike | undefined {
+  const RE2JS = re2();
   let options = 0;
   if (flags.includes('i')) options |= RE2JS.CASE_INSENSITIVE;
   if (flags.includes('s')) options |= RE2JS.DOTALL;
@@ -86,9 +100,16 @@ export function linearFormats(): Record<string, Format> {
   return out;
 }
 
+/** Compiled at its first check (see the header). */
 function regexFormat(native: RegExp): (text: string) => boolean {
-  const linear = compileLinear(native.source, native.flags);
-  return linear ? (text) => linear.test(text) : capped((text) => native.test(text));
+  let check: ((text: string) => boolean) | undefined;
+  return (text) => {
+    if (!check) {
+      const linear = compileLinear(native.source, native.flags);
+      check = linear ? (value) => linear.test(value) : capped((value) => native.test(value));
+    }
+    return check(text);
+  };
 }
 
 // Function formats (date-time, uri, …) run native regexes inside ajv-formats: length-capped too.
