@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { diffArrays } from 'diff';
+import { createRequire } from 'node:module';
+import type { diffArrays as DiffArrays } from 'diff';
 import type { Finding } from '../repair/types.js';
 import type { RepairNote } from '../pipeline/request-info.js';
 import { viewOf, type ViewOptions } from './view.js';
@@ -10,6 +11,15 @@ import { viewOf, type ViewOptions } from './view.js';
 // a digest of their JSON, computed once per element. Myers costs O((N+M)·D) for D edits:
 // maxEditLength bounds D, and a history changed in more places than that is shown as one hunk
 // between the unchanged head and tail (cut to MAX_SIDE elements a side).
+
+// jsdiff (~0.6 MB of heap) is required at the first diff: with the inspector off (the default) it is
+// never loaded. require keeps the call synchronous; its CommonJS build is the same code.
+let jsdiff: typeof DiffArrays | undefined;
+
+function diffArrays(): typeof DiffArrays {
+  jsdiff ??= (createRequire(import.meta.url)('diff') as typeof import('diff')).diffArrays;
+  return jsdiff;
+}
 
 /** One changed run: `before` replaced by `after`, at these indexes of each list. */
 export interface Hunk {
@@ -74,7 +84,7 @@ interface Run {
 
 /** The changed runs between two lists. */
 export function alignedRuns<T>(before: readonly T[], after: readonly T[], same: (a: T, b: T) => boolean = (a, b) => a === b): { list: Run[]; truncated: boolean } {
-  const changes = diffArrays([...before], [...after], { maxEditLength: MAX_EDITS, comparator: same });
+  const changes = diffArrays()([...before], [...after], { maxEditLength: MAX_EDITS, comparator: same });
   if (!changes) return { list: [headTailRun(before, after, same)], truncated: true };
   const list: Run[] = [];
   let b = 0;

@@ -1,29 +1,11 @@
-import { createRequire, register } from 'node:module';
-import { MessageChannel } from 'node:worker_threads';
 import t from 'tap';
+import { probeModules } from '../helpers/module-probe.js';
 
 // re2js and the format regexes are loaded and compiled at the first schema that needs them, not
 // when the gateway starts (idle heap). An import of re2js anywhere at module level fails the first
-// test: the resolve hook below sees every ES module resolution and require.cache every CommonJS load.
+// test: the probe sees every ES module resolution, and require.cache every CommonJS load.
 
-const resolved: string[] = [];
-let flushed: () => void = () => undefined;
-const { port1, port2 } = new MessageChannel();
-port1.on('message', (message: string) => (message === 'flush' ? flushed() : resolved.push(message)));
-port1.unref();
-register('./load-probe.mjs', import.meta.url, { data: { port: port2 }, transferList: [port2] });
-
-async function settled(): Promise<void> {
-  port1.ref();
-  const arrived = new Promise<void>((resolve) => (flushed = resolve));
-  await import('toolgate-probe:flush' as string);
-  await arrived;
-  port1.unref();
-}
-
-function re2jsRequired(): boolean {
-  return Object.keys(createRequire(import.meta.url).cache).some((path) => path.includes('/re2js/'));
-}
+const probe = probeModules('/re2js/');
 
 // Imported only now, so the probe sees the whole graph.
 const { fixArguments } = await import('../../src/toolcalls/arguments.js');
@@ -32,15 +14,15 @@ const { compileLinear } = await import('../../src/toolcalls/linear-regexp.js');
 t.test('re2js is not loaded by importing the argument checks, nor by schemas without patterns or formats', async (t) => {
   const plain = { type: 'object', properties: { city: { type: 'string' }, days: { type: 'integer' } }, required: ['city'] };
   t.same(fixArguments('{"city":"Paris","days":"3"}', plain).errors, []);
-  await settled();
-  t.same(resolved, [], 'no re2js module resolved');
-  t.equal(re2jsRequired(), false, 're2js not required');
+  await probe.settled();
+  t.same(probe.resolved, [], 'no re2js module resolved');
+  t.equal(probe.required(), false, 're2js not required');
 });
 
 t.test('the first format check loads it, compiles that format once, and checks as before', async (t) => {
   const schema = { type: 'object', properties: { e: { type: 'string', format: 'email' } } };
   t.same(fixArguments('{"e":"a@example.com"}', schema).errors, []);
-  t.equal(re2jsRequired(), true, 're2js required at the first format check');
+  t.equal(probe.required(), true, 're2js required at the first format check');
   t.same(fixArguments('{"e":"not an e-mail"}', schema).errors, ['/e must match format "email"']);
   t.same(fixArguments('{"e":"b@example.org"}', schema).errors, [], 'the compiled format is reused');
 });
