@@ -51,7 +51,9 @@ export class UpstreamClient {
         method: 'POST',
         path: this.basePath + path,
         headers: outgoing,
-        body,
+        // As bytes: undici keeps the body it was given until the response ends (a stream: its whole
+        // length) and makes its own Buffer of a string; given the Buffer, only that copy is kept.
+        body: Buffer.from(body),
         signal,
         headersTimeout: this.settings.timeoutMs,
         bodyTimeout: this.settings.streamIdleTimeoutMs,
