@@ -1,7 +1,7 @@
 import { readCallSequence } from './formats/json-calls.js';
-import { byTriggerOf, callsFromShapes, literalAt, releaseSearches } from './formats/shared.js';
+import { byTriggerOf, callsFromShapes, literalAt, releaseSearches, triggerTableOf, type TriggerTable } from './formats/shared.js';
 import type { ScanEnv, ToolCallFormat } from './formats/types.js';
-import { REASONING_WRAPPERS, type ReasoningWrapper } from './reasoning.js';
+import { REASONING_WRAPPERS, type ReasoningWrapper, wrapperStartsOf } from './reasoning.js';
 import { findFenceCloser } from './scanner-fence.js';
 import { type ScanSegment, blockOf } from './scanner-segments.js';
 import { isWhitespace, releaseJsonStructures, skipWhitespace } from './text/json-scan.js';
@@ -50,9 +50,9 @@ export class CallScanner {
   private nonBlankBeforeText = '\n';
   /** Where a reasoning block ended: what follows starts a line, as after a newline (-1: none). */
   private lineStartAt = -1;
-  private byTrigger: Map<number, ToolCallFormat[]>;
+  private byTrigger: TriggerTable;
   private readonly formats: readonly ToolCallFormat[];
-  private readonly wrapperStarts: Set<number>;
+  private readonly wrapperStarts: ReadonlySet<number>;
   private readonly fencedCalls: boolean;
   /** Well-formed calls to undeclared tools, left as content. */
   rejectedNames = 0;
@@ -64,9 +64,9 @@ export class CallScanner {
     formats: readonly ToolCallFormat[],
     private readonly wrappers: readonly ReasoningWrapper[] = REASONING_WRAPPERS,
   ) {
-    this.byTrigger = byTriggerOf(formats);
+    this.byTrigger = triggerTableOf(formats);
     this.formats = formats;
-    this.wrapperStarts = new Set(wrappers.flatMap((w) => [w.open.charCodeAt(0), w.close.charCodeAt(0)]));
+    this.wrapperStarts = wrapperStartsOf(wrappers);
     this.fencedCalls = formats.some((format) => format.name === FENCED_FORMAT);
   }
 

@@ -3,6 +3,10 @@ import t, { type Test } from 'tap';
 import { normalizeCompletion } from '../../src/toolcalls/normalize.js';
 import { parseWithDetails } from '../../src/toolcalls/parse.js';
 import { ToolCallStreamExtractor } from '../../src/toolcalls/stream-extractor.js';
+import { ALL_FORMATS } from '../../src/toolcalls/formats/index.js';
+import { byTriggerOf, triggerTableOf } from '../../src/toolcalls/formats/shared.js';
+import { REASONING_WRAPPERS } from '../../src/toolcalls/reasoning.js';
+import { CallScanner } from '../../src/toolcalls/scanner.js';
 import { JsonStructure } from '../../src/toolcalls/text/json-structure.js';
 import { normalizeContext, parseContext } from './helpers.js';
 
@@ -164,4 +168,17 @@ t.test('deep nesting never throws: the text stays content (issue 14 §2)', async
   }
   const fine = `<tool_call>{"name": "get_weather", "arguments": {"city": "Paris", "extra": ${deep(40)}}}</tool_call>`;
   t.equal(parseWithDetails(fine, ctx).result?.calls.length, 1, 'ordinary nesting (40 levels) is still a call');
+});
+
+// A scanner is made per streamed choice: 1,000 streams held 1,000 copies of the same trigger table
+// and wrapper set (~1 KB each) until they ended. They are built once per format list now.
+t.test('scanners over the same format list share one trigger table and wrapper set, equal to a fresh one', async (t) => {
+  type Internals = { byTrigger: unknown; wrapperStarts: unknown };
+  const a = new CallScanner(ctx, ALL_FORMATS) as unknown as Internals;
+  const b = new CallScanner(ctx, ALL_FORMATS) as unknown as Internals;
+  t.equal(a.byTrigger, b.byTrigger, 'one table');
+  t.equal(a.wrapperStarts, b.wrapperStarts, 'one wrapper set');
+  t.same([...triggerTableOf(ALL_FORMATS)], [...byTriggerOf(ALL_FORMATS)], 'the shared table is byTriggerOf');
+  t.same([...(a.wrapperStarts as Set<number>)].sort(), [...new Set(REASONING_WRAPPERS.flatMap((w) => [w.open.charCodeAt(0), w.close.charCodeAt(0)]))].sort());
+  t.equal(triggerTableOf([]).size, 0, 'no formats, no triggers');
 });

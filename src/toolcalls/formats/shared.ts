@@ -164,3 +164,22 @@ export function byTriggerOf(formats: readonly ToolCallFormat[]): Map<number, Too
   }
   return byTrigger;
 }
+
+/** byTriggerOf's table, read-only: what a scanner asks at each character. */
+export type TriggerTable = ReadonlyMap<number, readonly ToolCallFormat[]>;
+
+// A scanner is made per streamed choice, over one of a few format lists (all formats, or none):
+// each list's table is built once and shared read-only, not rebuilt (~1 KB) for every stream.
+const tables = new WeakMap<readonly ToolCallFormat[], TriggerTable>();
+const NO_TRIGGERS: TriggerTable = new Map();
+
+/** byTriggerOf(formats), shared by every scanner over the same list. */
+export function triggerTableOf(formats: readonly ToolCallFormat[]): TriggerTable {
+  if (formats.length === 0) return NO_TRIGGERS;
+  let table = tables.get(formats);
+  if (table === undefined) {
+    table = byTriggerOf(formats);
+    tables.set(formats, table);
+  }
+  return table;
+}
