@@ -104,7 +104,7 @@ async function main(): Promise<void> {
     for (const [side, results] of runs) {
       if (results.length === 0) continue;
       const med = (pick: (x: NonNullable<Side['many']>) => number): number => median(results.map(pick));
-      side.many = { wallS: med((x) => x.wallS), completed: med((x) => x.completed), errors: results.reduce((sum, x) => sum + x.errors, 0), ttfbP50: med((x) => x.ttfbP50), peakRssMb: round(med((x) => x.peakRssMb), 1), cpuUsPerStream: round(med((x) => x.cpuUsPerStream), 0) };
+      side.many = { wallS: round(med((x) => x.wallS), 2), completed: med((x) => x.completed), errors: results.reduce((sum, x) => sum + x.errors, 0), ttfbP50: round(med((x) => x.ttfbP50), 1), peakRssMb: round(med((x) => x.peakRssMb), 1), cpuUsPerStream: round(med((x) => x.cpuUsPerStream), 0) };
     }
   } finally {
     for (const side of sides) await side.child.stop().catch(() => undefined);
