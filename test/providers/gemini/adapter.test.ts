@@ -167,7 +167,9 @@ t.test('size caps: a JSON answer past maxResponseBytes and a stream event past m
     for await (const chunk of later) got.push(chunk.choices[0]?.delta.content ?? '');
   }, { status: 502, code: 'upstream_bad_response', message: /providers\.gemini\.maxEventBytes/ });
   t.equal(got.join(''), 'before', 'the event before the oversized one reached the consumer');
-  // A 256 KB error body: its status; the message from the first 64 KiB (cut JSON: quoted as text).
+  // A 256 KB error body fails no harder than a small one: its status, and the upstream's message (read
+  // from the first 64 KiB: the cut JSON is quoted as text, the message at its start).
   const error = await capped.complete(userAsks('hi'), makeContext('huge-error')).catch((e: unknown) => e);
-  t.match(error, { status: 503, message: /^Provider 'gemini' answered HTTP 503: \{"error":\{"code":503,"message":"overloaded"/ });
+  t.match(error, { status: 503, message: /overloaded/ });
+  t.ok((error as Error).message.length < 1024, 'a bounded message');
 });
