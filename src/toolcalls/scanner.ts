@@ -1,5 +1,5 @@
 import { readCallSequence } from './formats/json-calls.js';
-import { byTriggerOf, callsFromShapes, literalAt, releaseSearches } from './formats/shared.js';
+import { byTriggerOf, callsFromShapes, literalAt, releaseSearches, triggerTableOf, wrapperStartsOf } from './formats/shared.js';
 import type { ScanEnv, ToolCallFormat } from './formats/types.js';
 import { REASONING_WRAPPERS, type ReasoningWrapper } from './reasoning.js';
 import { findFenceCloser } from './scanner-fence.js';
@@ -64,9 +64,9 @@ export class CallScanner {
     formats: readonly ToolCallFormat[],
     private readonly wrappers: readonly ReasoningWrapper[] = REASONING_WRAPPERS,
   ) {
-    this.byTrigger = byTriggerOf(formats);
+    this.byTrigger = triggerTableOf(formats);
     this.formats = formats;
-    this.wrapperStarts = new Set(wrappers.flatMap((w) => [w.open.charCodeAt(0), w.close.charCodeAt(0)]));
+    this.wrapperStarts = wrapperStartsOf(wrappers);
     this.fencedCalls = formats.some((format) => format.name === FENCED_FORMAT);
   }
 

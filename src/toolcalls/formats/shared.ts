@@ -1,6 +1,7 @@
 import { toArgumentsJson } from '../arguments.js';
 import { MAX_NESTING, exceedsDepth, isPlainObject } from '../text/json-scan.js';
 import type { ParseContext, ParsedCall } from '../types.js';
+import type { ReasoningWrapper } from '../reasoning.js';
 import type { BlockMatch, ScanEnv, ToolCallFormat } from './types.js';
 
 // Building blocks shared by the format modules.
@@ -149,6 +150,22 @@ export function callsFromShapes(shapes: CallShape[], ctx: ParseContext, end: num
 /** Arguments must be an object (or its JSON text) for a call to count. */
 export function isArgumentsLike(args: unknown): boolean {
   return args === undefined || args === null || isPlainObject(args) || typeof args === 'string';
+}
+
+let lastTable: { formats: readonly ToolCallFormat[]; table: Map<number, ToolCallFormat[]> } | undefined;
+
+/** byTriggerOf built once per list (the lists are module constants; every streamed answer makes a scanner): read-only. */
+export function triggerTableOf(formats: readonly ToolCallFormat[]): Map<number, ToolCallFormat[]> {
+  if (lastTable?.formats !== formats) lastTable = { formats, table: byTriggerOf(formats) };
+  return lastTable.table;
+}
+
+let lastStarts: { wrappers: readonly ReasoningWrapper[]; starts: Set<number> } | undefined;
+
+/** The first characters of the wrappers' openers and closers, built once per list like triggerTableOf: read-only. */
+export function wrapperStartsOf(wrappers: readonly ReasoningWrapper[]): Set<number> {
+  if (lastStarts?.wrappers !== wrappers) lastStarts = { wrappers, starts: new Set(wrappers.flatMap((w) => [w.open.charCodeAt(0), w.close.charCodeAt(0)])) };
+  return lastStarts.starts;
 }
 
 /** The formats to ask at each trigger character, in their order. */
