@@ -23,6 +23,10 @@ export const circuitBreakerSchema = z
   })
   .strict();
 
+/** Upstream answers are untrusted: the size caps of one JSON answer and of one stream event (providerSchema). */
+export const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
+export const DEFAULT_MAX_EVENT_BYTES = 32 * 1024 * 1024;
+
 export const providerSchema = z
   .object({
     type: providerType,
@@ -31,6 +35,12 @@ export const providerSchema = z
     timeoutMs: z.number().int().positive().default(600_000),
     maxConnections: z.number().int().positive().nullable().default(null),
     streamIdleTimeoutMs: z.number().int().positive().default(120_000),
+    /** A whole JSON answer (not streamed) larger than this is a 502, read no further: a full-length answer
+     *  with big tool-call arguments is a few MB, so 32 MiB is far above any real one and still bounded. */
+    maxResponseBytes: z.number().int().positive().default(DEFAULT_MAX_RESPONSE_BYTES),
+    /** One stream event (or line) still incomplete past this size ends the stream with a 502: an event can
+     *  hold a whole answer (Responses' `response.completed`, a tool call's arguments at once), hence as large. */
+    maxEventBytes: z.number().int().positive().default(DEFAULT_MAX_EVENT_BYTES),
     headers: z.record(z.string(), z.string()).default({}),
     retry: retrySchema.default(retrySchema.parse({})),
     circuitBreaker: circuitBreakerSchema.default(circuitBreakerSchema.parse({})),

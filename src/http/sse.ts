@@ -37,6 +37,9 @@ function dataLines(payload: string): string {
 
 export const SSE_PING = ': ping\n\n';
 
+/** Joined frames past this many characters are written at once rather than at the end of the tick. */
+const FLUSH_AT = 64 * 1024;
+
 export interface SseOptions {
   headers: Record<string, string>;
   /** Aborted when the client goes away. */
@@ -71,20 +74,35 @@ export async function writeSseFrom<T>(reply: FastifyReply, items: AsyncIterable<
   };
   res.on('close', onClose);
   // What is written in the same tick (the headers and a first burst read from upstream, a burst's
-  // frames, the last frames and [DONE]) goes out in one socket write: writes cork the response,
-  // and the cork comes off once the tick's promise jobs have run — no timer, so nothing waits.
-  let corked = false;
-  const uncork = (): void => {
-    corked = false;
-    if (!res.writableEnded) res.uncork();
+  // frames, the last frames and [DONE]) goes out in one socket write, as one HTTP chunk: frames are
+  // joined into one string and written once the tick's promise jobs have run (no timer, so nothing
+  // waits). Node makes a chunk (size line, data, CRLF) of every write, and sends the headers with the
+  // first one; a stream that ends in the tick it started is one res.end: headers, data and the last
+  // chunk in one writev. No res.cork: Node 24 puts the last chunk before the corked data on end.
+  let pending = '';
+  let flushQueued = false;
+  const flush = (): void => {
+    flushQueued = false;
+    if (res.writableEnded) return;
+    if (pending !== '') {
+      const out = pending;
+      pending = '';
+      res.write(out);
+    } else if (!res.headersSent) {
+      res.flushHeaders(); // the client learns the stream started even if the first frame is slow
+    }
   };
-  const cork = (): void => {
-    if (corked) return;
-    corked = true;
-    res.cork();
-    process.nextTick(uncork);
+  const queueFlush = (): void => {
+    if (flushQueued) return;
+    flushQueued = true;
+    process.nextTick(flush);
   };
-  cork();
+  const send = (frame: string): void => {
+    pending += frame;
+    // A long burst is not held as one string: past FLUSH_AT it is written now.
+    if (pending.length >= FLUSH_AT) flush();
+    else queueFlush();
+  };
   res.writeHead(200, {
     ...options.headers,
     'content-type': 'text/event-stream; charset=utf-8',
@@ -92,13 +110,13 @@ export async function writeSseFrom<T>(reply: FastifyReply, items: AsyncIterable<
     connection: 'keep-alive',
     'x-accel-buffering': 'no',
   });
-  res.flushHeaders();
+  queueFlush();
 
   let lastWrite = Date.now();
   const pingMs = options.pingMs ?? 0;
   const pinger = pingMs > 0 ? setInterval(() => {
     if (closed || res.writableNeedDrain || Date.now() - lastWrite < pingMs) return;
-    res.write(SSE_PING);
+    send(SSE_PING);
     lastWrite = Date.now();
   }, Math.max(10, Math.floor(pingMs / 2))) : undefined;
   pinger?.unref();
@@ -111,25 +129,26 @@ export async function writeSseFrom<T>(reply: FastifyReply, items: AsyncIterable<
       const frame = next.done ? (options.last ?? '') : render(next.value);
       if (frame !== '') {
         lastWrite = Date.now();
-        cork();
-        if (!res.write(frame) && !next.done) await drained();
+        send(frame);
       }
       if (next.done) break;
+      // Writes happen at the end of the tick, so a full socket buffer is seen one item late at most;
+      // what waits meanwhile is bounded by FLUSH_AT and one upstream read.
+      if (res.writableNeedDrain) await drained();
     }
   } catch (error) {
     options.onError?.(error);
-    if (!closed) res.write(options.errorFrame(isGatewayError(error) ? error : errors.internal()));
+    if (!closed) send(options.errorFrame(isGatewayError(error) ? error : errors.internal()));
   } finally {
     clearInterval(pinger);
     if (closed) await iterator.return?.().catch(() => undefined);
     res.off('close', onClose);
-    // Uncork before ending: Node 24 does not flush a response ended while corked (Node 20 did), so
-    // the last frames and [DONE] would never leave.
-    if (corked) {
-      corked = false;
-      if (!res.writableEnded) res.uncork();
+    if (!res.writableEnded) {
+      const out = closed ? '' : pending;
+      pending = '';
+      if (out !== '') res.end(out);
+      else res.end();
     }
-    if (!res.writableEnded) res.end();
   }
 
   function drained(): Promise<void> {

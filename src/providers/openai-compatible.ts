@@ -4,6 +4,7 @@ import { errors } from '../errors.js';
 import { batchedChunks } from './chunk-batches.js';
 import { ChunkTemplates, chunkReadStats } from './chunk-template.js';
 import { readSse, readSseBatches } from './sse-reader.js';
+import { readAnswerText, readErrorText } from './upstream-body.js';
 import { checkedChunk, checkedCompletion } from './upstream-shapes.js';
 import type { NativeResponses, ProviderAdapter, ProviderCallContext, ProviderCapabilities, ProviderSettings, SseEvent } from './types.js';
 import { forwardedHeaders, UpstreamClient, upstreamErrorFrom, type UpstreamResponse } from './upstream-http.js';
@@ -45,14 +46,14 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
 
   async stream(request: ChatRequest, context: ProviderCallContext): Promise<AsyncIterable<ChatChunk>> {
     const response = await this.post('/chat/completions', { ...request, model: context.upstreamModel, stream: true }, context, true);
-    return batchedChunks(readSseBatches(response.body, (error) => this.client.mapError(error, 'body'), streamChunkReader(this.settings.name)));
+    return batchedChunks(readSseBatches(response.body, (error) => this.client.mapError(error, 'body'), streamChunkReader(this.settings.name), this.settings));
   }
 
   private async postJson(path: string, body: Record<string, unknown>, context: ProviderCallContext): Promise<Record<string, unknown>> {
     const response = await this.post(path, body, context, false);
     let text: string;
     try {
-      text = await response.body.text();
+      text = await readAnswerText(response.body, this.settings);
     } catch (error) {
       throw this.client.mapError(error, 'body');
     }
@@ -69,24 +70,19 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
   }
 
   private async *events(response: UpstreamResponse): AsyncGenerator<SseEvent> {
-    yield* readSse(response.body, (error) => this.client.mapError(error, 'body'));
+    yield* readSse(response.body, (error) => this.client.mapError(error, 'body'), this.settings);
   }
 
   private async post(path: string, body: Record<string, unknown>, context: ProviderCallContext, stream: boolean): Promise<UpstreamResponse> {
     const response = await this.client.post(path, JSON.stringify(body), forwardedHeaders(context), context.signal);
     if (response.status >= 400) {
-      let text = '';
-      try {
-        text = await response.body.text();
-      } catch {
-        // the status says enough
-      }
+      const text = await readErrorText(response.body);
       throw upstreamErrorFrom(this.settings.name, response.status, text, response.headers);
     }
     if (stream) {
       const type = String(response.headers['content-type'] ?? '');
       if (!type.includes('text/event-stream')) {
-        const text = await response.body.text().catch(() => '');
+        const text = await readErrorText(response.body);
         throw errors.upstreamBadResponse(this.settings.name, `expected an event stream, got '${type || 'no content-type'}' (${text.slice(0, 200)})`);
       }
     }

@@ -17,6 +17,8 @@ export function createProviders(config: GatewayConfig, keyEnvVars: Record<string
       timeoutMs: provider.timeoutMs,
       streamIdleTimeoutMs: provider.streamIdleTimeoutMs,
       maxConnections: provider.maxConnections,
+      maxResponseBytes: provider.maxResponseBytes,
+      maxEventBytes: provider.maxEventBytes,
       headers: provider.headers,
     };
     providers.set(name, createAdapter(settings));

@@ -1,7 +1,9 @@
 import { StringDecoder } from 'node:string_decoder';
-import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { createParser, type EventSourceMessage, type ParseError } from 'eventsource-parser';
 import type { Dispatcher } from 'undici';
-import type { SseEvent } from './types.js';
+import { DEFAULT_MAX_EVENT_BYTES } from '../config/schema.js';
+import { errors } from '../errors.js';
+import type { ProviderSettings, SseEvent } from './types.js';
 
 // An upstream that sends a long answer in one burst hands us thousands of events in one chunk; the
 // consumer's work per event runs synchronously between them. Every SLICE_CHECK events the reader checks
@@ -17,25 +19,37 @@ const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(reso
 export type { SseEvent } from './types.js';
 
 type Body = Dispatcher.ResponseData['body'];
+/** Whose stream it is (named in errors) and its cap on one incomplete event. */
+export type SseLimits = Pick<ProviderSettings, 'name' | 'maxEventBytes'>;
 
 /**
  * Reads an upstream SSE body event by event. Yields as soon as an event is complete; no
  * whole-stream buffering. Stops at `data: [DONE]`. Transport errors are passed to `mapError`.
  */
-export async function* readSse(body: Body, mapError: (error: unknown) => Error): AsyncGenerator<SseEvent> {
-  for await (const batch of readSseBatches(body, mapError, (event) => event)) yield* batch;
+export async function* readSse(body: Body, mapError: (error: unknown) => Error, limits: SseLimits): AsyncGenerator<SseEvent> {
+  for await (const batch of readSseBatches(body, mapError, (event) => event, limits)) yield* batch;
 }
 
 /**
  * Reads an upstream SSE body a network read at a time: the events each read completed, mapped by
  * `map` (which may throw: its errors pass through as they are), in batches of at most SLICE_CHECK.
- * Stops at `data: [DONE]`. Transport errors are passed to `mapError`.
+ * Stops at `data: [DONE]`. Transport errors are passed to `mapError`. An event (or line) still
+ * incomplete past `limits.maxEventBytes` ends the stream with a 502 upstream_bad_response, after
+ * the events before it.
  */
-export async function* readSseBatches<T>(body: Body, mapError: (error: unknown) => Error, map: (event: SseEvent) => T): AsyncGenerator<T[]> {
+export async function* readSseBatches<T>(body: Body, mapError: (error: unknown) => Error, map: (event: SseEvent) => T, limits: SseLimits): AsyncGenerator<T[]> {
   let pending: SseEvent[] = [];
+  let overflowed = false;
+  const maxEventBytes = limits.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
   const parser = createParser({
     onEvent(message: EventSourceMessage) {
       pending.push(message); // an SseEvent as it is ({ id, event, data }): no copy per event
+    },
+    // The parser checks once per feed what it holds (the incomplete line and the event's data so far),
+    // in UTF-16 units: never more than the bytes they came from, and at most twice as many bytes of memory.
+    maxBufferSize: maxEventBytes,
+    onError(error: ParseError) {
+      if (error.type === 'max-buffer-size-exceeded') overflowed = true;
     },
   });
   // StringDecoder, not TextDecoder: the same UTF-8 decoding (a character split across reads is
@@ -99,6 +113,8 @@ export async function* readSseBatches<T>(body: Body, mapError: (error: unknown) 
           sliceStart = performance.now();
         }
       }
+      // After the events this read completed: they reach the consumer first, as before a bad event.
+      if (overflowed) throw errors.upstreamBadResponse(limits.name, `a stream event larger than ${maxEventBytes} bytes (providers.${limits.name}.maxEventBytes)`);
     }
     finished = true;
     parser.feed(decoder.end());

@@ -23,6 +23,10 @@ export interface ProviderSettings {
   streamIdleTimeoutMs: number;
   /** Pooled connections to the upstream origin; null = unbounded (one per concurrent request). */
   maxConnections?: number | null;
+  /** Cap on one JSON answer body, in bytes (unset: the config default). */
+  maxResponseBytes?: number;
+  /** Cap on one incomplete stream event or line (unset: the config default). */
+  maxEventBytes?: number;
   /** Extra static headers sent upstream (from config). */
   headers: Record<string, string>;
 }

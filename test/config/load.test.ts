@@ -28,6 +28,8 @@ t.test('the shipped config loads with no environment and names key env vars', as
   t.equal(providers.openai.apiKey, '');
   t.equal(providers.openai.timeoutMs, 600000);
   t.equal(providers.openai.streamIdleTimeoutMs, 120000);
+  t.equal(providers.openai.maxResponseBytes, 32 * 1024 * 1024, 'one JSON answer: 32 MiB');
+  t.equal(providers.openai.maxEventBytes, 32 * 1024 * 1024, 'one stream event: 32 MiB');
   t.same(loaded.keyEnvVars, { openai: 'OPENAI_API_KEY', hf: 'HF_TOKEN', together: 'TOGETHER_API_KEY', gemini: 'GEMINI_API_KEY' });
   t.same(loaded.secrets, []);
 

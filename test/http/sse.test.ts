@@ -1,33 +1,34 @@
 import http from 'node:http';
+import net from 'node:net';
 import t from 'tap';
 import { sseData, sseEvent } from '../../src/http/sse.js';
 import { startGateway } from '../helpers/gateway.js';
 import { sseChunk, startRawUpstream } from '../helpers/raw-upstream.js';
 
-// The SSE writer: the frames of one upstream read are written at once (one write per batch, corked
-// until the tick's promise jobs ran), and nothing waits for more: the first frame leaves before the
-// next arrives.
+// The SSE writer: what is ready in one tick (headers, the frames of one upstream read, [DONE], the
+// end) leaves in one socket write, and nothing waits for more: the headers leave before a slow first
+// frame, and the first frame before the next arrives.
 
 const USER = [{ role: 'user', content: 'hi' }];
 
-/** Counts the writes (res.write, res.end with data) the gateway makes on its chat responses. */
+/** Counts the socket writes (one write or writev system call each) the gateway makes on its chat responses. */
 function countWrites(t: { teardown(fn: () => void): void }): { count: number } {
   const counter = { count: 0 };
-  const proto = http.ServerResponse.prototype;
-  const hadOwn = Object.prototype.hasOwnProperty.call(proto, 'write');
-  const write = proto.write;
-  proto.write = function (this: http.ServerResponse, ...args: unknown[]) {
-    if (this.req?.url === '/v1/chat/completions') counter.count++;
-    return (write as (...a: unknown[]) => boolean).apply(this, args);
-  } as typeof proto.write;
-  t.teardown(() => {
-    if (hadOwn) proto.write = write;
-    else delete (proto as { write?: unknown }).write;
-  });
+  const proto = net.Socket.prototype as unknown as Record<'_write' | '_writev', (...args: unknown[]) => unknown>;
+  const originals = { _write: proto._write, _writev: proto._writev };
+  for (const name of ['_write', '_writev'] as const) {
+    const original = originals[name];
+    proto[name] = function (this: net.Socket & { _httpMessage?: http.ServerResponse }, ...args: unknown[]) {
+      // The gateway's responses only (the emulated upstream answers the same path in this process).
+      if (this._httpMessage?.req?.url === '/v1/chat/completions' && this._httpMessage.hasHeader('x-request-id')) counter.count++;
+      return original.apply(this, args);
+    };
+  }
+  t.teardown(() => Object.assign(proto, originals));
   return counter;
 }
 
-t.test('a burst of events read at once is written to the client in one or two writes, not one per event', async (t) => {
+t.test('a burst of events read at once is written to the client in one socket write with the headers and the end', async (t) => {
   const events = ['Let', ' me', ' look', ' that', ' up', ' for', ' you', ' now', '.', ' Done'];
   const upstream = await startRawUpstream((_req, res) => {
     res.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -42,7 +43,7 @@ t.test('a burst of events read at once is written to the client in one or two wr
   const response = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'up/m', messages: USER, stream: true }) });
   const text = await response.text();
   t.equal(text.split('data: ').length - 1, events.length + 1, 'every event and [DONE]');
-  t.ok(writes.count >= 1 && writes.count <= 2, `${writes.count} writes for ${events.length} events and [DONE]`);
+  t.equal(writes.count, 1, `${writes.count} socket writes for the headers, ${events.length} events, [DONE] and the last chunk`);
 });
 
 t.test('the first frame is not held back waiting for the next one', async (t) => {
@@ -76,6 +77,27 @@ t.test('the first frame is not held back waiting for the next one', async (t) =>
     seen += decoder.decode(value, { stream: true });
   }
   t.match(seen, /second[\s\S]*data: \[DONE\]/);
+});
+
+t.test('the headers leave at once when the first frame is slow', async (t) => {
+  let release: () => void = () => undefined;
+  const rest = new Promise<void>((resolve) => (release = resolve));
+  const upstream = await startRawUpstream((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.flushHeaders();
+    // No event until the client has its response headers: a writer that held them for the first frame would hang.
+    void rest.then(() => res.end(`${sseChunk('late')}data: [DONE]\n\n`));
+  });
+  const gw = await startGateway({ yaml: `providers:\n  up:\n    type: openai-compatible\n    baseUrl: ${upstream.baseURL}\n    apiKey: sk-up-1\n`, logLevel: 'warn' });
+  t.teardown(async () => {
+    await gw.close();
+    await upstream.close();
+  });
+  const response = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'up/m', messages: USER, stream: true }) });
+  t.equal(response.status, 200);
+  t.match(response.headers.get('content-type'), /^text\/event-stream/);
+  release();
+  t.match(await response.text(), /"content":"late"[\s\S]*data: \[DONE\]/);
 });
 
 t.test('frames: one data line per line of the payload, whatever the line break', async (t) => {

@@ -3,7 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import t from 'tap';
 import { Pool, type Dispatcher } from 'undici';
-import { readSse, readSseBatches } from '../../src/providers/sse-reader.js';
+import { readSse, readSseBatches, type SseLimits } from '../../src/providers/sse-reader.js';
+
+const LIMITS: SseLimits = { name: 'test' };
 
 // A body stand-in with the two things readSse uses from undici's body: iterator() and dump()/destroy().
 function burstBody(text: string): Dispatcher.ResponseData['body'] {
@@ -30,7 +32,7 @@ t.test('a burst of events in one chunk lets other work run while it is consumed'
   setImmediate(() => {
     otherRanAt = seen;
   });
-  for await (const event of readSse(burstBody(text), (error) => error as Error)) {
+  for await (const event of readSse(burstBody(text), (error) => error as Error, LIMITS)) {
     t.equal(JSON.parse(event.data).i, seen, 'events in order');
     seen++;
     busy(0.1); // 400 × 0.1 ms = 40 ms of synchronous work: far more than one slice
@@ -41,7 +43,7 @@ t.test('a burst of events in one chunk lets other work run while it is consumed'
 
 t.test('an unterminated last event is still delivered', async (t) => {
   const got: string[] = [];
-  for await (const event of readSse(burstBody('data: a\n\ndata: b'), (error) => error as Error)) got.push(event.data);
+  for await (const event of readSse(burstBody('data: a\n\ndata: b'), (error) => error as Error, LIMITS)) got.push(event.data);
   t.same(got, ['a', 'b']);
 });
 
@@ -49,7 +51,7 @@ t.test('batches: the events of one read in one batch (at most 32), mapped; [DONE
   const text = Array.from({ length: 70 }, (_, i) => `data: ${i}\n\n`).join('') + 'data: [DONE]\n\ndata: 99\n\n';
   const sizes: number[] = [];
   const seen: number[] = [];
-  for await (const batch of readSseBatches(burstBody(text), (error) => error as Error, (event) => Number(event.data))) {
+  for await (const batch of readSseBatches(burstBody(text), (error) => error as Error, (event) => Number(event.data), LIMITS)) {
     sizes.push(batch.length);
     seen.push(...batch);
   }
@@ -64,7 +66,7 @@ t.test('batches: an event the mapper rejects ends the stream after the events be
     for await (const batch of readSseBatches(body, (error) => error as Error, (event) => {
       if (event.data === 'bad') throw new Error('bad event');
       return event.data;
-    })) got.push(...batch);
+    }, LIMITS)) got.push(...batch);
   }, /bad event/);
   t.same(got, ['a', 'b'], 'what came before the bad event was delivered');
 });
@@ -92,9 +94,81 @@ t.test('a finished stream longer than 64 KB keeps its upstream connection (the n
   for (let i = 0; i < 2; i++) {
     const response = await pool.request({ method: 'GET', path: '/' });
     let events = 0;
-    for await (const batch of readSseBatches(response.body, (error) => error as Error, (e) => e)) events += batch.length;
+    for await (const batch of readSseBatches(response.body, (error) => error as Error, (e) => e, LIMITS)) events += batch.length;
     readerDone();
     t.equal(events, 700, `stream ${i + 1} read whole`);
   }
   t.equal(connections, 1, 'one upstream connection for both streams');
+});
+
+/** A body of many network reads, each pulled on demand; `pulled` counts the bytes the reader asked for. */
+function chunkedBody(chunks: Iterable<string>): { body: Dispatcher.ResponseData['body']; pulled: () => number } {
+  let bytes = 0;
+  const counted = function* () {
+    for (const chunk of chunks) {
+      bytes += Buffer.byteLength(chunk);
+      yield Buffer.from(chunk);
+    }
+  };
+  // highWaterMark 1: the stream reads ahead by at most one chunk, so `pulled` is what the reader took.
+  const stream = Readable.from(counted(), { highWaterMark: 1 }) as Readable & { dump: () => Promise<void> };
+  Object.assign(stream, { iterator: () => stream[Symbol.asyncIterator](), dump: () => Promise.resolve() });
+  return { body: stream as unknown as Dispatcher.ResponseData['body'], pulled: () => bytes };
+}
+
+function* repeat(text: string, times: number): Generator<string> {
+  for (let i = 0; i < times; i++) yield text;
+}
+
+async function readAll(body: Dispatcher.ResponseData['body'], limits: SseLimits): Promise<{ got: string[]; error: unknown }> {
+  const got: string[] = [];
+  try {
+    for await (const event of readSse(body, (error) => error as Error, limits)) got.push(event.data);
+  } catch (error) {
+    return { got, error };
+  }
+  return { got, error: undefined };
+}
+
+const CAP = 4096;
+const CHUNK = 'x'.repeat(512);
+
+t.test('a line that never ends: stops near the cap, the events before it delivered, then a 502', async (t) => {
+  // 10 MB on offer; the reader must stop after about CAP bytes of the endless line.
+  const { body, pulled } = chunkedBody([`data: a\n\ndata: b\n\ndata: ${CHUNK}`, ...repeat(CHUNK, 20_000)]);
+  const { got, error } = await readAll(body, { name: 'up', maxEventBytes: CAP });
+  t.same(got, ['a', 'b'], 'what came before the oversized event');
+  t.match(error, { status: 502, code: 'upstream_bad_response', message: `Provider 'up' sent a response toolgate could not read: a stream event larger than ${CAP} bytes (providers.up.maxEventBytes).` });
+  t.ok(pulled() <= CAP + 3 * CHUNK.length, `read ${pulled()} bytes: the cap and at most a couple of reads more`);
+  t.ok((body as unknown as Readable).destroyed, 'the body is destroyed (its socket is not reused)');
+});
+
+t.test('an event that never gets its blank line (endless data: lines) hits the same cap', async (t) => {
+  const line = `data: ${'y'.repeat(100)}\n`;
+  const { body, pulled } = chunkedBody(['data: first\n\n', ...repeat(line, 100_000)]);
+  const { got, error } = await readAll(body, { name: 'up', maxEventBytes: CAP });
+  t.same(got, ['first']);
+  t.match(error, { status: 502, code: 'upstream_bad_response', message: /a stream event larger than 4096 bytes/ });
+  t.ok(pulled() <= CAP + 3 * line.length, `read ${pulled()} bytes`);
+});
+
+t.test('the cap is per event: a long stream of events each under it passes, and so does one event just under it', async (t) => {
+  const big = 'z'.repeat(CAP - 100);
+  // The big event comes in 512-byte reads; the whole stream is ~1 MB, far over the cap.
+  const text = `data: ${big}\n\n`;
+  const reads = [...repeat(`data: ${'s'.repeat(200)}\n\n`, 5_000), ...text.match(/[^]{1,512}/g)!, 'data: [DONE]\n\n'];
+  const { got, error } = await readAll(chunkedBody(reads).body, { name: 'up', maxEventBytes: CAP });
+  t.equal(error, undefined);
+  t.equal(got.length, 5_001);
+  t.equal(got[5_000], big);
+});
+
+t.test('no maxEventBytes: the config default applies (32 MiB), not unbounded', async (t) => {
+  // 33 MiB of one line in 1 MiB reads; old code read it all and flushed it as one event.
+  const mib = 'w'.repeat(1024 * 1024);
+  const { body, pulled } = chunkedBody(['data: ', ...repeat(mib, 40)]);
+  const { got, error } = await readAll(body, { name: 'up' });
+  t.same(got, []);
+  t.match(error, { status: 502, message: /larger than 33554432 bytes/ });
+  t.ok(pulled() <= 35 * mib.length, `read ${pulled()} bytes`);
 });

@@ -2,6 +2,7 @@ import type { ChatChunk, ChatCompletion, ChatRequest } from '../../api/chat-type
 import { errors } from '../../errors.js';
 import { readSse, type SseEvent } from '../sse-reader.js';
 import type { ProviderAdapter, ProviderCallContext, ProviderCapabilities, ProviderSettings, ToolNameRule } from '../types.js';
+import { readAnswerText, readErrorText } from '../upstream-body.js';
 import { forwardedHeaders, headerValue, UpstreamClient, type UpstreamResponse } from '../upstream-http.js';
 import { geminiError } from './errors.js';
 import { buildRequest, modelPath } from './request.js';
@@ -43,7 +44,7 @@ export class GeminiAdapter implements ProviderAdapter {
 
   async complete(request: ChatRequest, context: ProviderCallContext): Promise<ChatCompletion> {
     const { answer, response } = await this.send(request, context, false);
-    const text = await response.body.text().catch((error: unknown) => {
+    const text = await readAnswerText(response.body, this.settings).catch((error: unknown) => {
       throw this.client.mapError(error, 'body');
     });
     let parsed: unknown;
@@ -63,7 +64,7 @@ export class GeminiAdapter implements ProviderAdapter {
   async stream(request: ChatRequest, context: ProviderCallContext): Promise<AsyncIterable<ChatChunk>> {
     const { answer, response } = await this.send(request, context, true);
     const translator = new StreamTranslator(answer, request.stream_options?.include_usage === true);
-    const events = readSse(response.body, (error) => this.client.mapError(error, 'body'));
+    const events = readSse(response.body, (error) => this.client.mapError(error, 'body'), this.settings);
     const first = await this.nextEvent(events);
     const firstChunks = first ? translator.push(first) : [];
     const recorded = new Set<string>();
@@ -121,13 +122,13 @@ export class GeminiAdapter implements ProviderAdapter {
     const { body, fixes } = buildRequest(request, { model: context.upstreamModel, meta });
     const response = await this.client.post(modelPath(context.upstreamModel, stream), JSON.stringify(body), forwardedHeaders(context), context.signal);
     if (response.status >= 400) {
-      const text = await response.body.text().catch(() => '');
+      const text = await readErrorText(response.body);
       throw geminiError(this.settings.name, response.status, text, headerValue(response.headers, 'retry-after'));
     }
     if (stream) {
       const type = String(response.headers['content-type'] ?? '');
       if (!type.includes('text/event-stream')) {
-        const text = await response.body.text().catch(() => '');
+        const text = await readErrorText(response.body);
         throw errors.upstreamBadResponse(this.settings.name, `expected an event stream, got '${type || 'no content-type'}' (${text.slice(0, 200)})`);
       }
     }

@@ -1,6 +1,7 @@
 import t from 'tap';
 import { createGeminiAdapter } from '../../../src/providers/gemini/index.js';
 import { answer, startGeminiEmulator, usage } from '../../emulators/gemini-server.js';
+import { startRawUpstream } from '../../helpers/raw-upstream.js';
 import { assemble, collect, makeContext, makeSettings, userAsks } from './helpers.js';
 
 // The adapter against the emulator: wire shape, JSON and SSE answers, errors, timeouts, abort.
@@ -128,4 +129,47 @@ t.test('client abort aborts the upstream request', async (t) => {
     for (;;) if ((await iterator.next()).done) break;
   });
   t.ok(Date.now() - started < 2_000, 'did not wait for the next event');
+});
+
+t.test('size caps: a JSON answer past maxResponseBytes and a stream event past maxEventBytes are 502s; a huge error body keeps its status', async (t) => {
+  const cap = 64 * 1024;
+  const big = 'x'.repeat(4 * cap);
+  const event = (text: string) => `data: ${JSON.stringify(answer([{ text }], '', usage(1, 1)))}\n\n`;
+  const raw = await startRawUpstream((req, res) => {
+    const mode = /models\/([^:]+)/.exec(req.url ?? '')?.[1];
+    if (mode === 'huge-json') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      return void res.end(JSON.stringify(answer([{ text: big }], 'STOP', usage(1, 1))));
+    }
+    if (mode === 'huge-error') {
+      res.writeHead(503, { 'content-type': 'application/json' });
+      return void res.end(JSON.stringify({ error: { code: 503, message: 'overloaded', status: 'UNAVAILABLE', details: big } }));
+    }
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.end(`${mode === 'huge-later' ? event('before') : ''}${event(big)}`);
+  });
+  const capped = createGeminiAdapter(makeSettings(`${raw.url}/v1beta`, { maxResponseBytes: cap, maxEventBytes: cap }));
+  t.teardown(async () => {
+    await capped.close?.();
+    await raw.close();
+  });
+
+  await t.rejects(capped.complete(userAsks('hi'), makeContext('huge-json')), {
+    status: 502,
+    code: 'upstream_bad_response',
+    message: `Provider 'gemini' sent a response toolgate could not read: an answer larger than ${cap} bytes (providers.gemini.maxResponseBytes).`,
+  });
+  // Gemini reads its first event before the stream is handed on: an oversized one is a 502 status.
+  await t.rejects(capped.stream(userAsks('hi'), makeContext('huge-first')), { status: 502, code: 'upstream_bad_response', message: /a stream event larger than 65536 bytes/ });
+  const later = await capped.stream(userAsks('hi'), makeContext('huge-later'));
+  const got: string[] = [];
+  await t.rejects(async () => {
+    for await (const chunk of later) got.push(chunk.choices[0]?.delta.content ?? '');
+  }, { status: 502, code: 'upstream_bad_response', message: /providers\.gemini\.maxEventBytes/ });
+  t.equal(got.join(''), 'before', 'the event before the oversized one reached the consumer');
+  // A 256 KB error body fails no harder than a small one: its status, and the upstream's message (read
+  // from the first 64 KiB: the cut JSON is quoted as text, the message at its start).
+  const error = await capped.complete(userAsks('hi'), makeContext('huge-error')).catch((e: unknown) => e);
+  t.match(error, { status: 503, message: /overloaded/ });
+  t.ok((error as Error).message.length < 1024, 'a bounded message');
 });
