@@ -130,8 +130,7 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions): Pro
     reply.raw.setHeader('x-request-id', request.id);
     const started = performance.now();
     // One log line per request, written when the response is done (JSON or SSE, even hijacked).
-    // `on`, not `once`: a response emits 'close' once, and once() wraps every listener (two objects per request).
-    reply.raw.on('close', () => {
+    reply.raw.once('close', () => {
       const info = peekRequestInfo(request);
       const latencyMs = Math.round((performance.now() - started) * 10) / 10;
       const status = reply.raw.statusCode;

@@ -55,8 +55,7 @@ export function peekRequestInfo(request: FastifyRequest): RequestInfo | undefine
 /** Aborted when the client disconnects before the response finished: cancels upstream work. */
 export function clientAbortSignal(reply: FastifyReply): AbortController {
   const abort = new AbortController();
-  // `on`: a response emits 'close' once (once() would wrap the listener per request).
-  reply.raw.on('close', () => {
+  reply.raw.once('close', () => {
     if (reply.raw.writableFinished) return;
     abort.abort();
     // A keep-alive socket the client half-closed would otherwise hold app.close() for the
