@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache';
-import { approxBytes, EntryCap, stringBytes, type StoreStats } from '../state/budget.js';
+import { EntryCap, stringBytes, type StoreStats } from '../state/budget.js';
+import { entryBytes } from './entry-bytes.js';
 import { ANONYMOUS_SCOPE, scopedKey } from '../state/scope.js';
 import type { ToolCall } from '../api/chat-types.js';
 import type { CallLedger, LedgerEntry, LedgerQuery, LedgerSnapshot } from './types.js';
@@ -65,14 +66,10 @@ class LedgerMemory {
   record(entry: LedgerEntry, scope: string): void {
     // A private copy of what callers could still change (the message and its calls); cheaper than
     // structuredClone, which was the ledger's whole cost on the hot path.
-    const stored: LedgerEntry = {
-      ...entry,
-      message: {
-        ...entry.message,
-        ...(entry.message.tool_calls ? { tool_calls: entry.message.tool_calls.map((call) => ({ ...call, function: { ...call.function } })) } : {}),
-      },
-    };
-    const calls = (stored.message.tool_calls ?? []).filter((call) => typeof call.id === 'string' && call.id !== '');
+    const source = entry.message;
+    const sourceCalls = source.tool_calls;
+    const calls: ToolCall[] = [];
+    const stored: LedgerEntry = { ...entry, message: sourceCalls ? { ...source, tool_calls: copyCalls(sourceCalls, calls) } : { ...source } };
     const existing = this.heldByCalls(calls, scope);
     // Adapters record provider data (e.g. Gemini thought signatures) under the call ids before the
     // pipeline records the final message: per-call metadata is merged, never lost.
@@ -191,8 +188,20 @@ class LedgerMemory {
   }
 }
 
+/** Copies of the calls (and their functions) for the stored message; the ones with an id are also added to `withIds`. */
+function copyCalls(calls: readonly ToolCall[], withIds: ToolCall[]): ToolCall[] {
+  const copies = new Array<ToolCall>(calls.length);
+  for (let i = 0; i < calls.length; i++) {
+    const call = calls[i];
+    const copy = { ...call, function: { ...call.function } };
+    copies[i] = copy;
+    if (typeof copy.id === 'string' && copy.id !== '') withIds.push(copy);
+  }
+  return copies;
+}
+
 function sizeOf(held: Held): number {
-  let bytes = approxBytes(held.entry);
+  let bytes = entryBytes(held.entry);
   for (const key of held.keys) bytes += INDEX_KEY_BYTES + stringBytes(key);
   return bytes;
 }

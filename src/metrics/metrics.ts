@@ -2,8 +2,9 @@
 // methods for the request path, bounded labels. Default process_*/nodejs_* metrics keep their
 // standard names on the same registry.
 import { performance } from 'node:perf_hooks';
-import { collectDefaultMetrics, Registry, type Counter, type Histogram } from 'prom-client';
+import { collectDefaultMetrics, Registry, type Counter } from 'prom-client';
 import { defineMetrics, defineStateMetrics, type StoreReading } from './definitions.js';
+import { directChild, type HistogramChild } from './histogram-child.js';
 import { BoundedLabel, ModelLabels, OTHER } from './labels.js';
 import { ModelHandle, ModelSeries } from './model-metrics.js';
 import { pendingChild, type CounterChild } from './pending-counter.js';
@@ -59,9 +60,7 @@ export function createMetrics(options: MetricsOptions): Metrics {
   };
 
   const requestChildren = new Map<string, CounterChild>();
-  const durationChildren = new Map<Endpoint, Histogram.Internal<'endpoint'>>(
-    ENDPOINTS.map((endpoint) => [endpoint, set.requestDuration.labels({ endpoint })]),
-  );
+  const durationChildren = new Map<Endpoint, HistogramChild>(ENDPOINTS.map((endpoint) => [endpoint, directChild(set.requestDuration, { endpoint })]));
   const repairChildren = new Map<string, Counter.Internal>();
   const endedChildren = Object.fromEntries(
     TASK_END_REASONS.map((reason) => {

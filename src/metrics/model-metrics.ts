@@ -1,7 +1,8 @@
 // Per (provider, model label) series, resolved once, and the handle the request path uses.
-import type { Counter, Histogram } from 'prom-client';
+import type { Counter } from 'prom-client';
 import type { Usage } from '../api/chat-types.js';
 import type { MetricSet } from './definitions.js';
+import { directChild, type HistogramChild } from './histogram-child.js';
 import { pendingChild, type CounterChild } from './pending-counter.js';
 import type { BoundedLabel } from './labels.js';
 import { costUsd, type Price } from './pricing.js';
@@ -42,7 +43,7 @@ export class ModelSeries {
   readonly tokens: Record<TokenType, CounterChild>;
   readonly cost: CounterChild;
   readonly unpriced: CounterChild;
-  readonly firstToken: Histogram.Internal<'provider' | 'model'>;
+  readonly firstToken: HistogramChild;
   /** USD since start, for costFor(). */
   costUsd = 0;
   private readonly calls = new Map<Endpoint, Record<LlmCallOutcome, CounterChild>>();
@@ -60,7 +61,7 @@ export class ModelSeries {
     this.tokens = children(TOKEN_TYPES, set.tokens, (type) => ({ ...base, type }));
     this.cost = zeroed(set.cost, base);
     this.unpriced = pendingChild(set.unpricedTokens, base);
-    this.firstToken = set.timeToFirstToken.labels(base);
+    this.firstToken = directChild(set.timeToFirstToken, base);
   }
 
   /** All outcomes of an endpoint are created together, so error ratios start at 0. */

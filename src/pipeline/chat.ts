@@ -91,7 +91,15 @@ export async function runChat(clientRequest: RawChatRequest, input: ChatCallInpu
     await recorder.finish();
   }
   const batches = observed();
-  return { kind: 'stream', batches, chunks: flatten(batches), headers };
+  // Chunk by chunk only for the caller that asks (the Responses bridge): no generator otherwise.
+  return {
+    kind: 'stream',
+    batches,
+    get chunks() {
+      return flatten(batches);
+    },
+    headers,
+  };
 }
 
 /** The answer note without the text and calls only the inspector's journal reads (RequestInfo.journal off). */

@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import type { ChatChunk, ChatCompletion } from '../api/chat-types.js';
 import { errors } from '../errors.js';
 
@@ -6,28 +5,57 @@ import { errors } from '../errors.js';
 // every stream chunk (as the Vercel AI SDK does), so a malformed answer is a 502
 // `upstream_bad_response` naming what was wrong, never a TypeError deep in normalization (500).
 // Loose objects: fields the gateway does not read pass through untouched.
-
-const content = z.union([z.string(), z.array(z.unknown()), z.null()]).optional();
-const toolCall = z.looseObject({ function: z.looseObject({}).optional() });
-const toolCalls = z.array(toolCall).nullable().optional();
-const usage = z.looseObject({}).nullable().optional();
-
-const completionSchema = z.looseObject({
-  choices: z.array(z.looseObject({ message: z.looseObject({ content, tool_calls: toolCalls }) })),
-  usage,
-});
-
-function describe(error: z.ZodError): string {
-  const issue = error.issues[0];
-  const path = issue.path.length > 0 ? issue.path.join('.') : 'the body';
-  return `${path}: ${issue.message}`;
-}
+//
+// Written out by hand, not with a schema library (zod's walk cost a JSON request several µs). The
+// completion check accepts exactly what this zod schema did and names the first problem in its
+// words (test/providers/upstream-shapes.test.ts holds the two together):
+//   looseObject({ choices: array(looseObject({ message: looseObject({
+//     content: union([string, array(unknown), null]).optional(),
+//     tool_calls: array(looseObject({ function: looseObject({}).optional() })).nullable().optional() }) })),
+//   usage: looseObject({}).nullable().optional() })
 
 /** A chat completion body, or a 502 naming the first problem. */
 export function checkedCompletion(provider: string, value: unknown): ChatCompletion {
-  const result = completionSchema.safeParse(value);
-  if (!result.success) throw errors.upstreamBadResponse(provider, `the completion is not OpenAI-shaped (${describe(result.error)})`);
+  const problem = completionProblem(value);
+  if (problem !== undefined) throw errors.upstreamBadResponse(provider, `the completion is not OpenAI-shaped (${problem})`);
   return value as ChatCompletion;
+}
+
+/** zod's "expected X, received Y" for a value of the wrong type. */
+function expected(path: string, kind: string, value: unknown): string {
+  return `${path}: Invalid input: expected ${kind}, received ${zodKindOf(value)}`;
+}
+
+/** The first thing wrong with a completion body, as zod's `path: message`; undefined when it is fine. */
+export function completionProblem(value: unknown): string | undefined {
+  if (!isObject(value)) return expected('the body', 'object', value);
+  const choices = value.choices;
+  if (!Array.isArray(choices)) return expected('choices', 'array', choices);
+  for (let i = 0; i < choices.length; i++) {
+    const choice: unknown = choices[i];
+    if (!isObject(choice)) return expected(`choices.${i}`, 'object', choice);
+    const message = choice.message;
+    if (!isObject(message)) return expected(`choices.${i}.message`, 'object', message);
+    const content = message.content;
+    if (content !== undefined && content !== null && typeof content !== 'string' && !Array.isArray(content)) return `choices.${i}.message.content: Invalid input`;
+    const calls = message.tool_calls;
+    if (calls === undefined || calls === null) continue;
+    if (!Array.isArray(calls)) return expected(`choices.${i}.message.tool_calls`, 'array', calls);
+    for (let j = 0; j < calls.length; j++) {
+      const call: unknown = calls[j];
+      if (!isObject(call)) return expected(`choices.${i}.message.tool_calls.${j}`, 'object', call);
+      if (call.function !== undefined && !isObject(call.function)) return expected(`choices.${i}.message.tool_calls.${j}.function`, 'object', call.function);
+    }
+  }
+  const usage = value.usage;
+  if (usage !== undefined && usage !== null && !isObject(usage)) return expected('usage', 'object', usage);
+  return undefined;
+}
+
+/** How zod names a value's type in its messages. */
+function zodKindOf(value: unknown): string {
+  if (typeof value === 'number' && Number.isNaN(value)) return 'NaN';
+  return kindOf(value);
 }
 
 /** One stream chunk, or a 502 naming the first problem. Returns the same object (raw JSON stays attached). */

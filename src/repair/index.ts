@@ -18,17 +18,24 @@ import { historyProblems } from './validate.js';
 
 export { declaredToolsOf } from './tool-definitions.js';
 
-const declaredByRequest = new WeakMap<object, ReadonlyMap<string, ToolDefinition>>();
+// Kept on the request object itself under a non-enumerable symbol (as api/raw-json.ts keeps raw
+// text): spreads, JSON.stringify and deep comparisons do not see it, a copy has its own, and it
+// costs no WeakMap entry per request (ephemerons the garbage collector walks on every scavenge).
+const DECLARED = Symbol('declared tools');
+const declaredSlot: PropertyDescriptor = { value: undefined, configurable: true };
 
 /**
  * declaredToolsOf, computed once per request object: the repair step and the upstream call read
  * the same request when repair changed nothing (requests are never mutated, only copied).
  */
 export function declaredToolsOnce(request: RawChatRequest): ReadonlyMap<string, ToolDefinition> {
-  let tools = declaredByRequest.get(request);
-  if (!tools) {
-    tools = declaredToolsOf(request);
-    declaredByRequest.set(request, tools);
+  const known = (request as { [DECLARED]?: ReadonlyMap<string, ToolDefinition> })[DECLARED];
+  if (known !== undefined) return known;
+  const tools = declaredToolsOf(request);
+  if (Object.isExtensible(request)) {
+    declaredSlot.value = tools;
+    Object.defineProperty(request, DECLARED, declaredSlot);
+    declaredSlot.value = undefined;
   }
   return tools;
 }

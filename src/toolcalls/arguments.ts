@@ -158,25 +158,39 @@ export interface CompiledSchema {
   unchecked: string[];
 }
 
-/** Compiled once per schema object; schemas that are equal but new objects (every request) share by their text. */
-const byIdentity = new WeakMap<object, CompiledSchema>();
+/**
+ * Compiled once per schema object, kept on the object under a non-enumerable symbol (no WeakMap
+ * entry per request: see repair/index.ts); schemas that are equal but new objects (every request)
+ * share by their text.
+ */
+const COMPILED = Symbol('compiled schema');
+const compiledSlot: PropertyDescriptor = { value: undefined, configurable: true };
 // Keyed by the schema's JSON text itself (a Map hashes it faster than a digest would, and equal
 // text is exactly what may share a validator). Bounded in bytes: the key plus the compiled
 // validator, a few times its schema's text, are counted as twice the text.
 const byText = new LRUCache<string, CompiledSchema & { size: number }>({ max: 2000, maxSize: 16 * 1024 * 1024, sizeCalculation: (entry) => entry.size });
 
 export function validatorFor(schema: JsonRecord): CompiledSchema {
-  const known = byIdentity.get(schema);
+  const known = (schema as { [COMPILED]?: CompiledSchema })[COMPILED];
   if (known !== undefined) return known;
   const text = JSON.stringify(schema);
-  let compiled: CompiledSchema;
+  let compiled: CompiledSchema | undefined;
   if (text.length > MAX_SCHEMA_CHARS) {
     compiled = { unchecked: [`a parameters schema of ${text.length} characters is over the schema-check limit of ${MAX_SCHEMA_CHARS}`] };
   } else {
-    compiled = byText.get(text) ?? { ...compile(schema), size: 2 * Math.max(1, text.length) };
-    byText.set(text, compiled as CompiledSchema & { size: number });
+    // get() already marks a cached entry as recently used: set only what is new.
+    compiled = byText.get(text);
+    if (compiled === undefined) {
+      const entry = { ...compile(schema), size: 2 * Math.max(1, text.length) };
+      byText.set(text, entry);
+      compiled = entry;
+    }
   }
-  byIdentity.set(schema, compiled);
+  if (Object.isExtensible(schema)) {
+    compiledSlot.value = compiled;
+    Object.defineProperty(schema, COMPILED, compiledSlot);
+    compiledSlot.value = undefined;
+  }
   return compiled;
 }
 

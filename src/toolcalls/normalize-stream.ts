@@ -90,6 +90,8 @@ interface NativeCall {
 class ChoiceState {
   extractor: ToolCallStreamExtractor | undefined;
   readonly native = new Map<number, NativeCall>();
+  /** Every native call, also those a later call on the same upstream index replaced in `native` (the report checks them all). */
+  readonly nativeCalls: NativeCall[] = [];
   readonly ids = new ToolCallIdFixer();
   private readonly usedIndices = new Set<number>();
   calls = 0;
@@ -138,7 +140,7 @@ class ChunkNormalizer implements StreamNormalizer {
       // The usual case, without the bookkeeping for several choices.
       const choice = chunk.choices[0];
       const state = this.stateOf(choice.index);
-      if (passesUnchanged(choice, state)) {
+      if (passesUnchanged(choice, state) || passesAsFragment(choice, state)) {
         out.push(chunk);
         return;
       }
@@ -187,6 +189,25 @@ function passesUnchanged(choice: ChunkChoice, state: ChoiceState): boolean {
   if (choice.finish_reason !== null || (delta.tool_calls && delta.tool_calls.length > 0)) return false;
   const content = delta.content;
   return !state.extractor || typeof content !== 'string' || content === '' || state.extractor.passes(content);
+}
+
+/**
+ * The usual native-call event, the next fragment of a released call's arguments (its own index,
+ * no id, no name, no text, nothing to finish): what normalizeChoice would return as `[choice]`,
+ * decided without building pieces. True also keeps the fragment (as nativeDelta would); false
+ * changes no state.
+ */
+function passesAsFragment(choice: ChunkChoice, state: ChoiceState): boolean {
+  const delta = choice.delta;
+  const calls = delta.tool_calls;
+  if (choice.finish_reason !== null || state.extractor || !calls || calls.length !== 1) return false;
+  if (delta.content !== undefined && delta.content !== null && delta.content !== '') return false;
+  const fragment = calls[0];
+  if (fragment.id !== undefined || typeof fragment.index !== 'number' || fragment.function?.name !== undefined) return false;
+  const call = state.native.get(fragment.index);
+  if (!call || !call.released || call.outIndex !== fragment.index) return false;
+  call.args += fragment.function?.arguments ?? '';
+  return true;
 }
 
 /** The pieces one upstream choice becomes, in order; `[choice]` itself when nothing changes. */
@@ -305,6 +326,7 @@ function nativeDelta(delta: ToolCallDelta, state: ChoiceState, ctx: NormalizeCon
   if (!call || (delta.id !== undefined && call.upstreamId !== undefined && delta.id !== call.upstreamId)) {
     call = { outIndex: state.allocateIndex(upstreamIndex), upstreamId: delta.id, name: '', args: '', released: false, clientName: '', clientId: '' };
     state.native.set(upstreamIndex, call);
+    state.nativeCalls.push(call);
     state.calls++;
     report.toolCalls++;
     report.mode = 'native';
@@ -340,7 +362,7 @@ function releaseNative(call: NativeCall, state: ChoiceState, ctx: NormalizeConte
 }
 
 function finishReport(state: ChoiceState, ctx: NormalizeContext, report: NormalizeReport): void {
-  for (const call of state.native.values()) {
+  for (const call of state.nativeCalls) {
     if (fixArguments(call.args, ctx.tools.get(call.clientName)?.function.parameters).errors.length > 0) report.invalidArguments++;
   }
 }

@@ -21,15 +21,3 @@ export const REASONING_WRAPPERS: readonly ReasoningWrapper[] = [
 export type ReasoningMode = 'content' | 'split' | 'drop';
 
 export const REASONING_MODES: readonly ReasoningMode[] = ['content', 'split', 'drop'];
-
-const starts = new WeakMap<readonly ReasoningWrapper[], ReadonlySet<number>>();
-
-/** The first character codes of the wrappers' markers, built once per list (shared by every scanner). */
-export function wrapperStartsOf(wrappers: readonly ReasoningWrapper[]): ReadonlySet<number> {
-  let set = starts.get(wrappers);
-  if (set === undefined) {
-    set = new Set(wrappers.flatMap((w) => [w.open.charCodeAt(0), w.close.charCodeAt(0)]));
-    starts.set(wrappers, set);
-  }
-  return set;
-}

@@ -1,7 +1,7 @@
 import { readCallSequence } from './formats/json-calls.js';
-import { byTriggerOf, callsFromShapes, literalAt, releaseSearches, triggerTableOf, type TriggerTable } from './formats/shared.js';
+import { byTriggerOf, callsFromShapes, literalAt, releaseSearches, triggerTableOf, type TriggerTable, wrapperStartsOf } from './formats/shared.js';
 import type { ScanEnv, ToolCallFormat } from './formats/types.js';
-import { REASONING_WRAPPERS, type ReasoningWrapper, wrapperStartsOf } from './reasoning.js';
+import { REASONING_WRAPPERS, type ReasoningWrapper } from './reasoning.js';
 import { findFenceCloser } from './scanner-fence.js';
 import { type ScanSegment, blockOf } from './scanner-segments.js';
 import { isWhitespace, releaseJsonStructures, skipWhitespace } from './text/json-scan.js';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import t from 'tap';
 import { z } from 'zod';
-import { checkedChunk, chunkProblem } from '../../src/providers/upstream-shapes.js';
+import { checkedChunk, checkedCompletion, chunkProblem, completionProblem } from '../../src/providers/upstream-shapes.js';
 
 // The per-chunk check is written by hand (it runs once per streamed event); it must accept exactly
 // what the zod schema it replaced accepted, and a rejected chunk is still a 502 upstream_bad_response.
@@ -35,4 +35,44 @@ t.test('a rejected chunk is a 502 upstream_bad_response naming where', async (t)
   t.throws(() => checkedChunk('up', bad), { status: 502, code: 'upstream_bad_response', message: /choices\.0\.delta\.tool_calls\.0: expected object/ });
   const fine = { id: 'x', choices: [{ index: 0 }] };
   t.same(checkedChunk('up', fine).choices[0].delta, {}, 'a choice without delta reads as an empty delta');
+});
+
+// The completion check is written by hand too (it runs on every JSON answer): it must accept
+// exactly what the zod schema it replaced accepted, and name the first problem in zod's words.
+const formerCompletionSchema = z.looseObject({
+  choices: z.array(z.looseObject({ message: z.looseObject({ content, tool_calls: toolCalls }) })),
+  usage: z.looseObject({}).nullable().optional(),
+});
+
+function zodProblem(value: unknown): string | undefined {
+  const result = formerCompletionSchema.safeParse(value);
+  if (result.success) return undefined;
+  const issue = result.error.issues[0];
+  return `${issue.path.length > 0 ? issue.path.join('.') : 'the body'}: ${issue.message}`;
+}
+
+const messageShape = fc.oneof(leaf, fc.record({ role: leaf, content: fc.oneof(leaf, fc.array(leaf, { maxLength: 2 })), tool_calls: fc.oneof(leaf, fc.array(call, { maxLength: 3 })) }, { requiredKeys: [] }));
+const completionChoice = fc.oneof(leaf, fc.record({ index: fc.integer(), message: messageShape, finish_reason: leaf }, { requiredKeys: [] }));
+const completion = fc.oneof(
+  leaf,
+  fc.array(leaf, { maxLength: 2 }),
+  fc.record({ id: leaf, choices: fc.oneof(leaf, fc.array(completionChoice, { maxLength: 3 })), usage: leaf }, { requiredKeys: [] }),
+);
+
+t.test('property: the completion check accepts what the zod schema accepted and names the same first problem', async () => {
+  fc.assert(
+    fc.property(completion, (value) => {
+      const zod = zodProblem(value);
+      const hand = completionProblem(value);
+      if (zod !== hand) throw new Error(`zod ${zod}, hand ${hand} for ${JSON.stringify(value)}`);
+    }),
+    { numRuns: 5000, seed: 17 },
+  );
+});
+
+t.test('a rejected completion is a 502 upstream_bad_response naming where', async (t) => {
+  const bad = { id: 'x', choices: [{ index: 0, message: { role: 'assistant', content: 5 } }] };
+  t.throws(() => checkedCompletion('up', bad), { status: 502, code: 'upstream_bad_response', message: /not OpenAI-shaped \(choices\.0\.message\.content: Invalid input\)/ });
+  const fine = { id: 'x', choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: [{ id: 'a', function: { name: 'f' } }] } }] };
+  t.equal(checkedCompletion('up', fine), fine, 'the same object back');
 });

@@ -149,3 +149,23 @@ t.test('invalid native arguments are reported at the end', async (t) => {
   await collect(normalized.chunks);
   t.equal(normalized.report.invalidArguments, 1);
 });
+
+t.test('argument fragments: passed as the same objects, joined for the report; a renumbered call\'s fragments move to its index', async (t) => {
+  const input = [
+    chunk({ tool_calls: [{ index: 0, id: 'call_abcdefghijklmnopqrstuvwx', type: 'function', function: { name: 'get_weather', arguments: '' } }] }),
+    chunk({ tool_calls: [{ index: 0, function: { arguments: '{"days":' } }] }),
+    chunk({ tool_calls: [{ index: 0, function: { arguments: ' 1}' } }] }),
+    // A second call on the same upstream index (some upstreams number parallel calls all 0): client index 1.
+    chunk({ tool_calls: [{ index: 0, id: 'call_bcdefghijklmnopqrstuvwxy', type: 'function', function: { name: 'get_time', arguments: '' } }] }),
+    chunk({ tool_calls: [{ index: 0, function: { arguments: '{}' } }] }),
+    chunk({}, 'tool_calls'),
+  ];
+  const normalized = normalizeStream(from(input), normalizeContext(TOOLS));
+  const out = await collect(normalized.chunks);
+  t.equal(out[1], input[1], 'a fragment of a call on its own index is the same object');
+  t.equal(out[2], input[2]);
+  t.not(out[4], input[4], 'a fragment of a renumbered call is rewritten');
+  t.same(out[4].choices[0].delta.tool_calls, [{ index: 1, function: { arguments: '{}' } }]);
+  t.same(accumulate(out).calls.map((c) => [c.name, c.arguments]), [['get_weather', '{"days": 1}'], ['get_time', '{}']]);
+  t.equal(normalized.report.invalidArguments, 1, 'the joined fragments of get_weather break its schema');
+});

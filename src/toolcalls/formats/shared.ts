@@ -1,6 +1,7 @@
 import { toArgumentsJson } from '../arguments.js';
 import { MAX_NESTING, exceedsDepth, isPlainObject } from '../text/json-scan.js';
 import type { ParseContext, ParsedCall } from '../types.js';
+import type { ReasoningWrapper } from '../reasoning.js';
 import type { BlockMatch, ScanEnv, ToolCallFormat } from './types.js';
 
 // Building blocks shared by the format modules.
@@ -182,4 +183,16 @@ export function triggerTableOf(formats: readonly ToolCallFormat[]): TriggerTable
     tables.set(formats, table);
   }
   return table;
+}
+
+const starts = new WeakMap<readonly ReasoningWrapper[], ReadonlySet<number>>();
+
+/** The first characters of the wrappers' openers and closers, built once per list like triggerTableOf: read-only. */
+export function wrapperStartsOf(wrappers: readonly ReasoningWrapper[]): ReadonlySet<number> {
+  let set = starts.get(wrappers);
+  if (set === undefined) {
+    set = new Set(wrappers.flatMap((w) => [w.open.charCodeAt(0), w.close.charCodeAt(0)]));
+    starts.set(wrappers, set);
+  }
+  return set;
 }

@@ -1,0 +1,68 @@
+import type { Histogram } from 'prom-client';
+
+// Hot-path histogram children that add to prom-client's own series directly. prom-client's
+// labelled observe() (through a labels() child too) converts and validates the labels and rebuilds
+// their hash string on every call. This child observes through prom-client once, which creates the
+// series, then adds to that series the way prom-client's observe does (sum, count, the first bucket
+// whose bound holds the value), so the exposition is the same. It reads prom-client 15's internal
+// layout (`hashMap` of { labels, sum, count, bucketValues }, `upperBounds`); a series that was
+// replaced or removed (reset, remove, zero) is noticed and the call goes through prom-client again.
+// test/metrics/histogram-child.test.ts compares the exposition with prom-client's own observe.
+
+/** What the request path calls, as a prom-client histogram child. */
+export interface HistogramChild {
+  observe(value: number): void;
+}
+
+interface Series {
+  labels: object;
+  sum: number;
+  count: number;
+  bucketValues: Record<string, number>;
+}
+
+interface HistogramInternals {
+  hashMap: Record<string, Series | undefined>;
+  upperBounds: readonly number[];
+}
+
+class DirectChild implements HistogramChild {
+  /** prom-client's key of this child's series, once it exists. */
+  private key: string | undefined;
+
+  constructor(
+    private readonly histogram: Histogram<string>,
+    private readonly labels: Partial<Record<string, string | number>>,
+  ) {}
+
+  observe(value: number): void {
+    const internals = this.histogram as unknown as HistogramInternals;
+    const series = this.key === undefined ? undefined : internals.hashMap[this.key];
+    // Anything unusual (no series yet, a replaced one, a value prom-client refuses) goes through prom-client.
+    if (series === undefined || series.labels !== this.labels || !Number.isFinite(value)) {
+      this.histogram.observe(this.labels, value);
+      this.key = keyOf(internals.hashMap, this.labels);
+      return;
+    }
+    series.sum += value;
+    series.count += 1;
+    const bounds = internals.upperBounds;
+    for (let i = 0; i < bounds.length; i++) {
+      if (value <= bounds[i]) {
+        series.bucketValues[bounds[i]] += 1;
+        return;
+      }
+    }
+  }
+}
+
+/** The key of the series prom-client created for exactly this labels object (it keeps the object it was given). */
+function keyOf(hashMap: HistogramInternals['hashMap'], labels: object): string | undefined {
+  for (const key in hashMap) if (hashMap[key]?.labels === labels) return key;
+  return undefined;
+}
+
+/** A child of `histogram` for these labels (one object per label set: the caller keeps it). */
+export function directChild<T extends string>(histogram: Histogram<T>, labels: Partial<Record<T, string | number>>): HistogramChild {
+  return new DirectChild(histogram as unknown as Histogram<string>, labels);
+}
