@@ -78,7 +78,16 @@ function locate(raw: string, key: string, value: string, rebuild: (value: string
   while (raw[start] === ' ' || raw[start] === '\t' || raw[start] === '\n' || raw[start] === '\r') start++;
   const end = literalEnd(raw, start);
   if (end === undefined || stringLiteral(raw, start, end) !== value) return undefined;
-  return { prefix: raw.slice(0, start), suffix: raw.slice(end), rebuild };
+  return { prefix: detached(raw.slice(0, start)), suffix: detached(raw.slice(end)), rebuild };
+}
+
+/**
+ * `text` with storage of its own. A slice of a string points into its parent in V8, and `raw` is a
+ * slice of the whole network read it came in: a template kept for the rest of the stream kept that
+ * whole read (a burst of events: kilobytes per stream). Flattening a new concatenation copies.
+ */
+function detached(text: string): string {
+  return ` ${text}`.slice(1);
 }
 
 /**

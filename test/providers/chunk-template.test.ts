@@ -1,4 +1,6 @@
 import fc from 'fast-check';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import t from 'tap';
 import type { ChatChunk } from '../../src/api/chat-types.js';
 import { ChunkTemplates } from '../../src/providers/chunk-template.js';
@@ -145,4 +147,30 @@ t.test('a "__proto__" key is a plain key for JSON.parse: such an event is never 
     }
     t.equal(built, undefined, 'left to the parser');
   }
+});
+
+// A template lives as long as its stream. The event text it learns from is a slice of the whole
+// network read (what the SSE parser hands out), and a V8 slice keeps its parent: a template kept the
+// whole read (a burst: kilobytes per stream). Counted in heap bytes after a full GC, not timed.
+t.test('a template keeps only its own prefix and suffix, not the network read its event came in', async (t) => {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  const event = (i: number): string => JSON.stringify(chunk(`token ${i}`));
+  const streams = 200;
+  const kept: ChunkTemplates[] = [];
+  let readBytes = 0;
+  gc();
+  const before = process.memoryUsage().heapUsed;
+  for (let s = 0; s < streams; s++) {
+    let read = '';
+    for (let i = 0; i < 40; i++) read += `data: ${event(i)}\n\n`;
+    read = JSON.parse(JSON.stringify(`${read}: stream ${s}\n\n`)) as string; // one flat string per read
+    readBytes = read.length;
+    const raw = read.slice(read.indexOf('{'), read.indexOf('\n\n'));
+    kept.push(learned(raw));
+  }
+  gc();
+  const perStream = (process.memoryUsage().heapUsed - before) / streams;
+  t.ok(kept.every((template) => template.match(JSON.stringify(chunk('other')))?.choices[0].delta.content === 'other'), 'every template still works');
+  t.ok(perStream < readBytes / 2, `${Math.round(perStream)} bytes kept per template (a read is ${readBytes} characters)`);
 });
