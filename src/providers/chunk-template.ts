@@ -86,6 +86,9 @@ function locate(raw: string, key: string, value: string, rebuild: (value: string
  * slice of the whole network read it came in: a template kept for the rest of the stream kept that
  * whole read (a burst of events: kilobytes per stream). Flattening a new concatenation copies.
  */
+/** V8's shortest sliced string (SlicedString::kMinLength): a shorter slice is a copy already. */
+const SLICE_MIN = 13;
+
 function detached(text: string): string {
   return ` ${text}`.slice(1);
 }
@@ -129,7 +132,9 @@ function literalEnd(text: string, start: number): number | undefined {
 /** The value of text[start, end) when it is exactly one JSON string literal; undefined otherwise. */
 function stringLiteral(text: string, start: number, end: number): string | undefined {
   if (text.charCodeAt(start) !== 34 || text.charCodeAt(end - 1) !== 34 || end - start < 2) return undefined;
-  if (plain(text, start + 1, end - 1)) return text.slice(start + 1, end - 1);
+  // A copy, not a slice of the read: the stream's recorder keeps every content string it is given
+  // (V8 copies strings shorter than SLICE_MIN itself).
+  if (plain(text, start + 1, end - 1)) return end - start - 2 < SLICE_MIN ? text.slice(start + 1, end - 1) : detached(text.slice(start + 1, end - 1));
   // Escapes (or a stray quote or control character): JSON.parse decides, on the literal alone.
   try {
     const value: unknown = JSON.parse(text.slice(start, end));

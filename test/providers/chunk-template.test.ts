@@ -174,3 +174,27 @@ t.test('a template keeps only its own prefix and suffix, not the network read it
   t.ok(kept.every((template) => template.match(JSON.stringify(chunk('other')))?.choices[0].delta.content === 'other'), 'every template still works');
   t.ok(perStream < readBytes / 2, `${Math.round(perStream)} bytes kept per template (a read is ${readBytes} characters)`);
 });
+
+t.test('a content string built from a template does not keep the read it came in (the recorder keeps every one)', async (t) => {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  const template = learned(JSON.stringify(chunk('the first content string')));
+  const reads = 200;
+  const contents: string[] = [];
+  let readBytes = 0;
+  gc();
+  const before = process.memoryUsage().heapUsed;
+  for (let r = 0; r < reads; r++) {
+    let read = '';
+    for (let i = 0; i < 40; i++) read += `data: ${JSON.stringify(chunk(`content number ${r}.${i} of this read`))}\n\n`;
+    read = JSON.parse(JSON.stringify(read)) as string; // one flat string per read
+    readBytes = read.length;
+    const content = template.match(read.slice(read.indexOf('{'), read.indexOf('\n\n')))?.choices[0].delta.content;
+    if (typeof content === 'string') contents.push(content);
+  }
+  gc();
+  t.equal(contents.length, reads, 'every event was built from the template');
+  t.equal(contents[7], 'content number 7.0 of this read');
+  const perContent = (process.memoryUsage().heapUsed - before) / reads;
+  t.ok(perContent < readBytes / 2, `${Math.round(perContent)} bytes kept per content string (a read is ${readBytes} characters)`);
+});
