@@ -96,9 +96,11 @@ export async function* readSseBatches<T>(body: Body, mapError: (error: unknown) 
         if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
       }
       parser.feed(text);
-      const events = pending;
+      // A suspended generator keeps its locals: dropped here, or a stream waiting for its next read
+      // kept the whole previous one (the text, and the events that are slices of it).
+      text = '';
+      let batches: Generator<T[], boolean> | undefined = drain(pending);
       pending = [];
-      const batches = drain(events);
       for (let next = batches.next(); ; next = batches.next()) {
         if (next.done) {
           if (next.value) {
@@ -113,6 +115,7 @@ export async function* readSseBatches<T>(body: Body, mapError: (error: unknown) 
           sliceStart = performance.now();
         }
       }
+      batches = undefined;
       // After the events this read completed: they reach the consumer first, as before a bad event.
       if (overflowed) throw errors.upstreamBadResponse(limits.name, `a stream event larger than ${maxEventBytes} bytes (providers.${limits.name}.maxEventBytes)`);
     }

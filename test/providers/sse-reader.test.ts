@@ -1,6 +1,8 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import t from 'tap';
 import { Pool, type Dispatcher } from 'undici';
 import { readSse, readSseBatches, type SseLimits } from '../../src/providers/sse-reader.js';
@@ -171,4 +173,45 @@ t.test('no maxEventBytes: the config default applies (32 MiB), not unbounded', a
   t.same(got, []);
   t.match(error, { status: 502, message: /larger than 33554432 bytes/ });
   t.ok(pulled() <= 35 * mib.length, `read ${pulled()} bytes`);
+});
+
+// A stream spends most of its life waiting for the upstream's next read, and a suspended generator
+// keeps its locals: the reader kept the whole decoded previous read (its text, and the events that
+// are slices of it) until the next one came. Counted in heap bytes after a full GC, not timed.
+t.test('a reader waiting for the next read does not keep the previous one', async (t) => {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  const readers = 50;
+  // Long events (64 KB in the read), so what a reader itself holds (stream, parser, decoder) is small beside it.
+  const event = (i: number): string => `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: `${i} `.padEnd(1600, 'x') } }] })}\n\n`;
+  const read = Array.from({ length: 40 }, (_, i) => event(i)).join('');
+  // Earlier tests' garbage (a 32 MiB read) is collected first: the heap is compared at three points.
+  const settledHeap = async (): Promise<number> => {
+    for (let i = 0; i < 3; i++) {
+      await new Promise((resolve) => setImmediate(resolve));
+      gc();
+    }
+    return process.memoryUsage().heapUsed;
+  };
+  const before = await settledHeap();
+  let waiting: Array<{ stream: Readable; next: Promise<unknown> }> = [];
+  for (let r = 0; r < readers; r++) {
+    const stream = new Readable({ read() {} }) as Readable & { dump: () => Promise<void> };
+    Object.assign(stream, { iterator: () => stream[Symbol.asyncIterator](), dump: () => Promise.resolve() });
+    stream.push(Buffer.from(read));
+    const reader = readSseBatches(stream as unknown as Dispatcher.ResponseData['body'], (error) => error as Error, (e) => e.data.length, LIMITS);
+    let first = await reader.next();
+    while (!first.done && Array.isArray(first.value) && first.value.length === 32) first = await reader.next();
+    // The events of the first read are consumed; the reader now waits for a second read.
+    waiting.push({ stream, next: reader.next() });
+  }
+  const withReaders = await settledHeap();
+  for (const { stream, next } of waiting) {
+    stream.push(null);
+    await next;
+  }
+  waiting = [];
+  const after = await settledHeap();
+  const perReader = (withReaders - Math.max(before, after)) / readers;
+  t.ok(perReader < read.length / 4, `${Math.round(perReader)} bytes kept per waiting reader (a read is ${read.length} characters)`);
 });
