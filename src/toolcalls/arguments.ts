@@ -159,20 +159,19 @@ export interface CompiledSchema {
 }
 
 /**
- * Compiled once per schema object, kept on the object under a non-enumerable symbol (no WeakMap
- * entry per request: see repair/index.ts); schemas that are equal but new objects (every request)
- * share by their text.
+ * The last schema object looked up and its validator: the calls of one answer to the same tool
+ * (validated one after another) look it up once. One slot, not a WeakMap entry or a property per
+ * schema object (every request brings new objects). Schemas that are equal but new objects share
+ * by their text.
  */
-const COMPILED = Symbol('compiled schema');
-const compiledSlot: PropertyDescriptor = { value: undefined, configurable: true };
+let last: { schema: JsonRecord; compiled: CompiledSchema } | undefined;
 // Keyed by the schema's JSON text itself (a Map hashes it faster than a digest would, and equal
 // text is exactly what may share a validator). Bounded in bytes: the key plus the compiled
 // validator, a few times its schema's text, are counted as twice the text.
 const byText = new LRUCache<string, CompiledSchema & { size: number }>({ max: 2000, maxSize: 16 * 1024 * 1024, sizeCalculation: (entry) => entry.size });
 
 export function validatorFor(schema: JsonRecord): CompiledSchema {
-  const known = (schema as { [COMPILED]?: CompiledSchema })[COMPILED];
-  if (known !== undefined) return known;
+  if (last?.schema === schema) return last.compiled;
   const text = JSON.stringify(schema);
   let compiled: CompiledSchema | undefined;
   if (text.length > MAX_SCHEMA_CHARS) {
@@ -186,11 +185,7 @@ export function validatorFor(schema: JsonRecord): CompiledSchema {
       compiled = entry;
     }
   }
-  if (Object.isExtensible(schema)) {
-    compiledSlot.value = compiled;
-    Object.defineProperty(schema, COMPILED, compiledSlot);
-    compiledSlot.value = undefined;
-  }
+  last = { schema, compiled };
   return compiled;
 }
 
