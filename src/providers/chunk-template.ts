@@ -81,14 +81,14 @@ function locate(raw: string, key: string, value: string, rebuild: (value: string
   return { prefix: detached(raw.slice(0, start)), suffix: detached(raw.slice(end)), rebuild };
 }
 
+/** V8's shortest sliced string (SlicedString::kMinLength): a shorter slice is a copy already. */
+const SLICE_MIN = 13;
+
 /**
  * `text` with storage of its own. A slice of a string points into its parent in V8, and `raw` is a
  * slice of the whole network read it came in: a template kept for the rest of the stream kept that
  * whole read (a burst of events: kilobytes per stream). Flattening a new concatenation copies.
  */
-/** V8's shortest sliced string (SlicedString::kMinLength): a shorter slice is a copy already. */
-const SLICE_MIN = 13;
-
 function detached(text: string): string {
   return ` ${text}`.slice(1);
 }
