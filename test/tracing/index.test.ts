@@ -1,6 +1,5 @@
-import { register } from 'node:module';
-import { MessageChannel } from 'node:worker_threads';
 import t from 'tap';
+import { probeModules } from '../helpers/module-probe.js';
 import { startOtlpReceiver } from './otlp-receiver.js';
 
 // Issue 19 §2: with tracing off the OpenTelemetry SDK is not loaded and costs nothing. A resolve
@@ -10,23 +9,9 @@ import { startOtlpReceiver } from './otlp-receiver.js';
 
 for (const name of Object.keys(process.env)) if (name.startsWith('OTEL_')) delete process.env[name];
 
-const loaded: string[] = [];
-let flushed: () => void = () => undefined;
-const { port1, port2 } = new MessageChannel();
-port1.on('message', (message: string) => (message === 'flush' ? flushed() : loaded.push(message)));
-port1.unref();
-register('./load-probe.mjs', import.meta.url, { data: { port: port2 }, transferList: [port2] });
-
-/** Resolves once every module resolution so far has been reported. */
-async function settled(): Promise<void> {
-  // The port is unref'd so it never holds the process open; while waiting for the marker it must,
-  // or a process with nothing else left to do exits before the loader thread's message arrives.
-  port1.ref();
-  const arrived = new Promise<void>((resolve) => (flushed = resolve));
-  await import('toolgate-probe:flush' as string);
-  await arrived;
-  port1.unref();
-}
+const probe = probeModules('/@opentelemetry/');
+const loaded = probe.resolved;
+const settled = (): Promise<void> => probe.settled();
 
 // Imported only now, so the probe sees the whole graph the gateway loads.
 const { configFor, startGateway } = await import('../helpers/gateway.js');
