@@ -12,6 +12,22 @@ import { sseChunk, startRawUpstream } from '../helpers/raw-upstream.js';
 
 const USER = [{ role: 'user', content: 'hi' }];
 
+/** A gateway in front of an emulated OpenAI-compatible upstream answering with `handler`; both closed at teardown. */
+async function gatewayOver(t: { teardown(fn: () => Promise<void>): void }, handler: Parameters<typeof startRawUpstream>[0]): Promise<{ url: string }> {
+  const upstream = await startRawUpstream(handler);
+  const gw = await startGateway({ yaml: `providers:\n  up:\n    type: openai-compatible\n    baseUrl: ${upstream.baseURL}\n    apiKey: sk-up-1\n`, logLevel: 'warn' });
+  t.teardown(async () => {
+    await gw.close();
+    await upstream.close();
+  });
+  return gw;
+}
+
+/** A streamed chat request through the gateway. */
+function streamChat(url: string): Promise<Response> {
+  return fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'up/m', messages: USER, stream: true }) });
+}
+
 /** Counts the socket writes (one write or writev system call each) the gateway makes on its chat responses. */
 function countWrites(t: { teardown(fn: () => void): void }): { count: number } {
   const counter = { count: 0 };
@@ -31,17 +47,12 @@ function countWrites(t: { teardown(fn: () => void): void }): { count: number } {
 
 t.test('a burst of events read at once is written to the client in one or two socket writes, not one per event', async (t) => {
   const events = ['Let', ' me', ' look', ' that', ' up', ' for', ' you', ' now', '.', ' Done'];
-  const upstream = await startRawUpstream((_req, res) => {
+  const gw = await gatewayOver(t, (_req, res) => {
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     res.end(`${events.map((content) => sseChunk(content)).join('')}data: [DONE]\n\n`);
   });
-  const gw = await startGateway({ yaml: `providers:\n  up:\n    type: openai-compatible\n    baseUrl: ${upstream.baseURL}\n    apiKey: sk-up-1\n`, logLevel: 'warn' });
-  t.teardown(async () => {
-    await gw.close();
-    await upstream.close();
-  });
   const writes = countWrites(t);
-  const response = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'up/m', messages: USER, stream: true }) });
+  const response = await streamChat(gw.url);
   const text = await response.text();
   t.equal(text.split('data: ').length - 1, events.length + 1, 'every event and [DONE]');
   // One when the upstream's headers and events arrive in one read; two when its events come a read later.
@@ -78,18 +89,13 @@ t.test('what is ready in one tick (headers, frames, the last frame, the end) is 
 t.test('the first frame is not held back waiting for the next one', async (t) => {
   let release: () => void = () => undefined;
   const rest = new Promise<void>((resolve) => (release = resolve));
-  const upstream = await startRawUpstream((_req, res) => {
+  const gw = await gatewayOver(t, (_req, res) => {
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     res.write(sseChunk('first'));
     // The rest only once the client has seen the first frame: a writer that waited for more would hang here.
     void rest.then(() => res.end(`${sseChunk(' second')}data: [DONE]\n\n`));
   });
-  const gw = await startGateway({ yaml: `providers:\n  up:\n    type: openai-compatible\n    baseUrl: ${upstream.baseURL}\n    apiKey: sk-up-1\n`, logLevel: 'warn' });
-  t.teardown(async () => {
-    await gw.close();
-    await upstream.close();
-  });
-  const response = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'up/m', messages: USER, stream: true }) });
+  const response = await streamChat(gw.url);
   const reader = (response.body as ReadableStream<Uint8Array>).getReader();
   const decoder = new TextDecoder();
   let seen = '';
@@ -111,18 +117,13 @@ t.test('the first frame is not held back waiting for the next one', async (t) =>
 t.test('the headers leave at once when the first frame is slow', async (t) => {
   let release: () => void = () => undefined;
   const rest = new Promise<void>((resolve) => (release = resolve));
-  const upstream = await startRawUpstream((_req, res) => {
+  const gw = await gatewayOver(t, (_req, res) => {
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     res.flushHeaders();
     // No event until the client has its response headers: a writer that held them for the first frame would hang.
     void rest.then(() => res.end(`${sseChunk('late')}data: [DONE]\n\n`));
   });
-  const gw = await startGateway({ yaml: `providers:\n  up:\n    type: openai-compatible\n    baseUrl: ${upstream.baseURL}\n    apiKey: sk-up-1\n`, logLevel: 'warn' });
-  t.teardown(async () => {
-    await gw.close();
-    await upstream.close();
-  });
-  const response = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'up/m', messages: USER, stream: true }) });
+  const response = await streamChat(gw.url);
   t.equal(response.status, 200);
   t.match(response.headers.get('content-type'), /^text\/event-stream/);
   release();
