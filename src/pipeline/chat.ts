@@ -4,6 +4,7 @@ import type { ResponseMode } from '../metrics/index.js';
 import { normalizeCompletion, type NormalizeReport } from '../toolcalls/normalize.js';
 import { flatten } from '../providers/chunk-batches.js';
 import { createStreamNormalizer } from '../toolcalls/normalize-stream.js';
+import { staged } from './batch-stage.js';
 import { providerContext } from './provider-context.js';
 import { recordAnswer, StreamAnswerRecorder } from './record.js';
 import { repairStep } from './repair-step.js';
@@ -69,28 +70,28 @@ export async function runChat(clientRequest: RawChatRequest, input: ChatCallInpu
       if (chunk.choices.length > 0) telemetry.firstToken(served);
     }
   };
-  async function* observed(): AsyncGenerator<ChatChunk[]> {
-    try {
-      for await (const batch of upstream) {
-        keeper?.observe(batch);
-        const out: ChatChunk[] = [];
-        for (const chunk of batch) normalizer.push(chunk, out);
-        observe(out);
-        if (out.length > 0) yield out;
-      }
-    } finally {
-      keeper?.finish();
-    }
-    const tail: ChatChunk[] = [];
-    normalizer.end(tail);
-    observe(tail);
-    if (tail.length > 0) yield tail;
-    const mode = answerMode(normalizer.report, call);
-    input.info.answered({ mode, usage: recorder.usage, report: normalizer.report, ...(input.info.journal ? { clientText: recorder.answer.content, calls: recorder.answer.calls.map(callOf) } : NO_CALLS) });
-    telemetry.answer(served, normalizer.report, mode, recorder.usage, toolsDeclared);
-    await recorder.finish();
-  }
-  const batches = observed();
+  const batches = staged<ChatChunk>(upstream, {
+    batch(batch) {
+      keeper?.observe(batch);
+      const out: ChatChunk[] = [];
+      for (const chunk of batch) normalizer.push(chunk, out);
+      observe(out);
+      return out;
+    },
+    closed: () => keeper?.finish(),
+    tail() {
+      const tail: ChatChunk[] = [];
+      normalizer.end(tail);
+      observe(tail);
+      return tail;
+    },
+    async finish() {
+      const mode = answerMode(normalizer.report, call);
+      input.info.answered({ mode, usage: recorder.usage, report: normalizer.report, ...(input.info.journal ? { clientText: recorder.answer.content, calls: recorder.answer.calls.map(callOf) } : NO_CALLS) });
+      telemetry.answer(served, normalizer.report, mode, recorder.usage, toolsDeclared);
+      await recorder.finish();
+    },
+  });
   // Chunk by chunk only for the caller that asks (the Responses bridge): no generator otherwise.
   return {
     kind: 'stream',

@@ -7,6 +7,7 @@ import { backoffMs, classifyFailure, sleep, type TargetPermit } from '../resilie
 import type { ResolvedModel } from '../routing/router.js';
 import { traceAttempt } from '../tracing/index.js';
 import type { AttemptNote, RequestInfo } from './request-info.js';
+import { withEndHooks } from './stream-end.js';
 import type { RequestTelemetry } from './telemetry.js';
 
 // The one way to reach an upstream, for chat, the Responses bridge (through chat) and native
@@ -178,23 +179,21 @@ export async function attempts<T>(options: AttemptOptions<T>): Promise<T> {
 }
 
 /** Settles a stream's call when it ends: success only if it completed; its error is scrubbed. */
-export async function* settledOnEnd<T>(items: AsyncIterable<T>, permit: TargetPermit, settle: Settle, scope: CallScope): AsyncGenerator<T> {
-  let settled = false;
+export function settledOnEnd<T>(items: AsyncIterable<T>, permit: TargetPermit, settle: Settle, scope: CallScope): AsyncIterableIterator<T> {
   const finish = (outcome: LlmCallOutcome, error?: unknown): void => {
-    settled = true;
     settle(outcome);
     const failure = error === undefined ? undefined : classifyFailure(error, scope.context.signal);
     permit.report(failure ? failure.breaker : outcome === 'success' ? 'success' : 'neutral', failure?.breakerScope);
   };
-  try {
-    yield* items;
-    finish('success');
-  } catch (error) {
-    finish(classifyFailure(error, scope.context.signal).outcome, error);
-    throw redacted(error, scope.gateway);
-  } finally {
-    if (!settled) finish('aborted');
-  }
+  // A hand-written iterator (stream-end.ts), not a generator layer per stream.
+  return withEndHooks(items, {
+    completed: () => finish('success'),
+    failed: (error) => {
+      finish(classifyFailure(error, scope.context.signal).outcome, error);
+      return redacted(error, scope.gateway);
+    },
+    stopped: () => finish('aborted'),
+  });
 }
 
 /** Upstream messages reach the client (JSON error or terminal SSE event): keys they quote are scrubbed. */

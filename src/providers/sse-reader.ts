@@ -1,5 +1,5 @@
 import { StringDecoder } from 'node:string_decoder';
-import { createParser, type EventSourceMessage, type ParseError } from 'eventsource-parser';
+import { createParser, type EventSourceMessage, type EventSourceParser, type ParseError } from 'eventsource-parser';
 import type { Dispatcher } from 'undici';
 import { DEFAULT_MAX_EVENT_BYTES } from '../config/schema.js';
 import { errors } from '../errors.js';
@@ -37,104 +37,183 @@ export async function* readSse(body: Body, mapError: (error: unknown) => Error, 
  * incomplete past `limits.maxEventBytes` ends the stream with a 502 upstream_bad_response, after
  * the events before it.
  */
-export async function* readSseBatches<T>(body: Body, mapError: (error: unknown) => Error, map: (event: SseEvent) => T, limits: SseLimits): AsyncGenerator<T[]> {
-  let pending: SseEvent[] = [];
-  let overflowed = false;
-  const maxEventBytes = limits.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
-  const parser = createParser({
-    onEvent(message: EventSourceMessage) {
-      pending.push(message); // an SseEvent as it is ({ id, event, data }): no copy per event
-    },
-    // The parser checks once per feed what it holds (the incomplete line and the event's data so far),
-    // in UTF-16 units: never more than the bytes they came from, and at most twice as many bytes of memory.
-    maxBufferSize: maxEventBytes,
-    onError(error: ParseError) {
-      if (error.type === 'max-buffer-size-exceeded') overflowed = true;
-    },
-  });
+export function readSseBatches<T>(body: Body, mapError: (error: unknown) => Error, map: (event: SseEvent) => T, limits: SseLimits): AsyncIterableIterator<T[]> {
+  return new SseBatchReader(body, mapError, map, limits);
+}
+
+const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
+
+// A hand-written iterator, not an async generator: a stream spends its life suspended in this
+// reader, and each generator layer cost a generator object, its frame and promises per read. It
+// behaves as the generator did, step for step: the body is read through its own iterator; after a
+// batch was handed over, the time slice is checked before going on; [DONE] or the body's end
+// dumps the rest of the body (the connection is kept), anything else (an error, the consumer
+// stopping) destroys it.
+class SseBatchReader<T> implements AsyncIterableIterator<T[]> {
+  private source: AsyncIterator<unknown> | undefined;
+  private readonly parser: EventSourceParser;
   // StringDecoder, not TextDecoder: the same UTF-8 decoding (a character split across reads is
   // joined) at a third of the set-up cost per stream; the leading BOM TextDecoder drops is dropped here.
-  const decoder = new StringDecoder('utf8');
-  let first = true;
-  let finished = false;
-  let bytesRead = 0;
-  // Maps what the parser completed into batches; true once [DONE] came.
-  const drain = function* (events: SseEvent[]): Generator<T[], boolean> {
-    let batch: T[] = [];
-    for (const event of events) {
-      if (event.data === '[DONE]') {
-        if (batch.length > 0) yield batch;
-        return true;
+  private readonly decoder = new StringDecoder('utf8');
+  private readonly maxEventBytes: number;
+  /** What the parser completed and nobody took yet. */
+  private parsed: SseEvent[] = [];
+  /** The current read's events and how many were handed over. */
+  private events: SseEvent[] = NO_EVENTS;
+  private at = 0;
+  /** A mapping error held back while the events before it are handed over. */
+  private failure: { error: unknown } | undefined;
+  private overflowed = false;
+  private first = true;
+  private bytesRead = 0;
+  private sliceStart = 0;
+  /** A batch was handed over: the time slice is checked when the consumer comes back. */
+  private handedOver = false;
+  private sawDone = false;
+  /** The body ended: what the parser still held is being handed over. */
+  private ending = false;
+  /** [DONE] came or the body ended: the rest is dumped and the connection kept. */
+  private finished = false;
+  private state: 'start' | 'reading' | 'over' = 'start';
+
+  constructor(
+    private readonly body: Body,
+    private readonly mapError: (error: unknown) => Error,
+    private readonly map: (event: SseEvent) => T,
+    private readonly limits: SseLimits,
+  ) {
+    this.maxEventBytes = limits.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
+    this.parser = createParser({
+      onEvent: (message: EventSourceMessage) => {
+        this.parsed.push(message); // an SseEvent as it is ({ id, event, data }): no copy per event
+      },
+      // The parser checks once per feed what it holds (the incomplete line and the event's data so far),
+      // in UTF-16 units: never more than the bytes they came from, and at most twice as many bytes of memory.
+      maxBufferSize: this.maxEventBytes,
+      onError: (error: ParseError) => {
+        if (error.type === 'max-buffer-size-exceeded') this.overflowed = true;
+      },
+    });
+  }
+
+  [Symbol.asyncIterator](): AsyncIterableIterator<T[]> {
+    return this;
+  }
+
+  async next(): Promise<IteratorResult<T[]>> {
+    if (this.state === 'over') return DONE;
+    this.state = 'reading';
+    try {
+      if (this.handedOver) {
+        this.handedOver = false;
+        if (!this.ending && performance.now() - this.sliceStart > SLICE_MS) {
+          await nextTurn();
+          this.sliceStart = performance.now();
+        }
       }
-      let mapped: T;
+      for (;;) {
+        if (this.failure) throw this.failure.error;
+        const batch = this.at < this.events.length && !this.sawDone ? this.take() : undefined;
+        if (batch !== undefined) {
+          this.handedOver = true;
+          return { done: false, value: batch };
+        }
+        if (this.sawDone || this.ending) {
+          this.finished = true;
+          await this.close();
+          return DONE;
+        }
+        // After the events this read completed: they reach the consumer first, as before a bad event.
+        if (this.overflowed) throw errors.upstreamBadResponse(this.limits.name, `a stream event larger than ${this.maxEventBytes} bytes (providers.${this.limits.name}.maxEventBytes)`);
+        // destroyOnReturn: false — stopping at [DONE] must not destroy the body: Node would build an
+        // AbortError (with a stack trace) per stream, and undici may then drop the pooled connection.
+        // close() decides: dump the rest (connection kept) or destroy.
+        this.source ??= this.body.iterator({ destroyOnReturn: false });
+        const read = await this.source.next();
+        if (read.done) {
+          this.ending = true;
+          this.finished = true;
+          this.parser.feed(this.decoder.end());
+          this.parser.feed('\n\n'); // flush an event the upstream did not terminate
+        } else {
+          this.sliceStart = performance.now();
+          this.feed(read.value as Buffer);
+        }
+        this.events = this.parsed;
+        this.parsed = [];
+        this.at = 0;
+      }
+    } catch (error) {
+      await this.close();
+      throw this.mapError(error);
+    }
+  }
+
+  async return(): Promise<IteratorResult<T[]>> {
+    // Like a generator: one that never started has nothing to release.
+    if (this.state === 'start') this.state = 'over';
+    if (this.state === 'over') return DONE;
+    await this.close();
+    return DONE;
+  }
+
+  private feed(bytes: Buffer): void {
+    this.bytesRead += bytes.length;
+    let text = this.decoder.write(bytes);
+    if (this.first && text !== '') {
+      this.first = false;
+      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    }
+    this.parser.feed(text);
+  }
+
+  /** The next batch of the current read's events, mapped; undefined at [DONE] with nothing before it. */
+  private take(): T[] | undefined {
+    const events = this.events;
+    const batch: T[] = [];
+    while (this.at < events.length && batch.length < SLICE_CHECK) {
+      const event = events[this.at];
+      if (event.data === '[DONE]') {
+        this.sawDone = true;
+        break;
+      }
       try {
-        mapped = map(event);
+        batch.push(this.map(event));
       } catch (error) {
         // What came before the bad event still reaches the consumer, then the error.
-        if (batch.length > 0) yield batch;
-        throw error;
+        if (batch.length === 0) throw error;
+        this.failure = { error };
+        break;
       }
-      batch.push(mapped);
-      if (batch.length === SLICE_CHECK) {
-        yield batch;
-        batch = [];
-      }
+      this.at++;
     }
-    if (batch.length > 0) yield batch;
-    return false;
-  };
-  try {
-    // destroyOnReturn: false — returning at [DONE] must not destroy the body: Node would build an
-    // AbortError (with a stack trace) per stream, and undici may then drop the pooled connection.
-    // `finally` decides: dump the rest (connection kept) or destroy.
-    for await (const bytes of body.iterator({ destroyOnReturn: false })) {
-      let sliceStart = performance.now();
-      bytesRead += (bytes as Buffer).length;
-      let text = decoder.write(bytes as Buffer);
-      if (first && text !== '') {
-        first = false;
-        if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-      }
-      parser.feed(text);
-      // A suspended generator keeps its locals: dropped here, or a stream waiting for its next read
-      // kept the whole previous one (the text, and the events that are slices of it).
-      text = '';
-      let batches: Generator<T[], boolean> | undefined = drain(pending);
-      pending = [];
-      for (let next = batches.next(); ; next = batches.next()) {
-        if (next.done) {
-          if (next.value) {
-            finished = true;
-            return;
-          }
-          break;
-        }
-        yield next.value;
-        if (performance.now() - sliceStart > SLICE_MS) {
-          await nextTurn();
-          sliceStart = performance.now();
-        }
-      }
-      batches = undefined;
-      // After the events this read completed: they reach the consumer first, as before a bad event.
-      if (overflowed) throw errors.upstreamBadResponse(limits.name, `a stream event larger than ${maxEventBytes} bytes (providers.${limits.name}.maxEventBytes)`);
+    // A reader waiting for its next read keeps no event of the previous one (they are slices of it).
+    if (this.at >= events.length || this.sawDone || this.failure) this.events = NO_EVENTS;
+    return batch.length > 0 ? batch : undefined;
+  }
+
+  /** The end of the iteration, whichever way: a finished stream keeps its pooled connection, any other is released now. */
+  private async close(): Promise<void> {
+    if (this.state === 'over') return;
+    this.state = 'over';
+    this.events = NO_EVENTS;
+    // The body's own iterator stops listening first (as a for-await loop left early has it).
+    const source = this.source;
+    this.source = undefined;
+    try {
+      await source?.return?.();
+    } catch {
+      // nothing more to read from it either way
     }
-    finished = true;
-    parser.feed(decoder.end());
-    parser.feed('\n\n'); // flush an event the upstream did not terminate
-    yield* drain(pending);
-  } catch (error) {
-    throw mapError(error);
-  } finally {
-    // A finished stream keeps its pooled connection (dump reads the rest, up to 64 KB more); an
-    // abandoned one (client gone, error) must release the upstream socket at once. dump's limit
-    // counts the whole body, read or buffered (at most the body's 64 KB high-water mark beyond what
-    // we read): a fixed 64 KB destroyed the connection of every answer longer than that.
-    if (finished) body.dump({ limit: bytesRead + DUMP_SLACK }).catch(() => undefined);
-    else if (!body.destroyed) {
+    // dump's limit counts the whole body, read or buffered (at most the body's 64 KB high-water mark
+    // beyond what we read): a fixed 64 KB destroyed the connection of every answer longer than that.
+    if (this.finished) this.body.dump({ limit: this.bytesRead + DUMP_SLACK }).catch(() => undefined);
+    else if (!this.body.destroyed) {
       // undici emits RequestAbortedError on destroy(); nobody reads this body any more.
-      body.on('error', () => undefined);
-      body.destroy();
+      this.body.on('error', () => undefined);
+      this.body.destroy();
     }
   }
 }
+
+const NO_EVENTS: SseEvent[] = [];
