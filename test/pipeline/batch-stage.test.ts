@@ -71,7 +71,7 @@ t.test('the same steps as the generator it replaced, over a family of sources, s
     const batches = { ...source, items: source.items.map((n) => [n]) };
     for (const stage of stageScripts()) {
       for (const reads of [undefined, 0, 1, 2, 3, 4]) {
-        const run = async (layer: typeof reference): Promise<string[]> => {
+        const run = async (layer: (source: AsyncIterable<number[]>, stage: BatchStage<number>) => AsyncIterable<number[]>): Promise<string[]> => {
           const log: string[] = [];
           await consume(layer(scriptedSource(batches, log), loggingStage(stage, log)), reads, log);
           return log;

@@ -43,7 +43,7 @@ t.test('the same steps as the generator it replaced, over a family of sources an
   for (const script of sourceScripts()) {
     for (const reads of [undefined, 0, 1, 2, 3]) {
       for (const completedFails of [false, true]) {
-        const run = async (layer: typeof reference): Promise<string[]> => {
+        const run = async (layer: (items: AsyncIterable<number>, hooks: EndHooks) => AsyncIterable<number>): Promise<string[]> => {
           const log: string[] = [];
           await consume(layer(scriptedSource(script, log), loggingHooks(log, completedFails)), reads, log);
           return log;
