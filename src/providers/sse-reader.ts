@@ -45,12 +45,17 @@ const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value:
 
 // A hand-written iterator, not an async generator: a stream spends its life suspended in this
 // reader, and each generator layer cost a generator object, its frame and promises per read. It
-// behaves as the generator did, step for step: the body is read through its own iterator; after a
-// batch was handed over, the time slice is checked before going on; [DONE] or the body's end
+// behaves as the generator did, step for step: the body is read as Node's iterator of it read it
+// (nextRead); after a batch was handed over, the time slice is checked before going on; [DONE] or the body's end
 // dumps the rest of the body (the connection is kept), anything else (an error, the consumer
 // stopping) destroys it.
 class SseBatchReader<T> implements AsyncIterableIterator<T[]> {
-  private source: AsyncIterator<unknown> | undefined;
+  /** The body's listeners are on (from the first read to the end of the iteration). */
+  private listening = false;
+  /** How the body ended: undefined while it has not, null at its end, or its error. */
+  private outcome: Error | null | undefined;
+  /** Resolves the wait for the body's next 'readable' or end. */
+  private waiter: (() => void) | undefined;
   private readonly parser: EventSourceParser;
   // StringDecoder, not TextDecoder: the same UTF-8 decoding (a character split across reads is
   // joined) at a third of the set-up cost per stream; the leading BOM TextDecoder drops is dropped here.
@@ -120,31 +125,27 @@ class SseBatchReader<T> implements AsyncIterableIterator<T[]> {
         }
         if (this.sawDone || this.ending) {
           this.finished = true;
-          await this.close();
+          this.close();
           return DONE;
         }
         // After the events this read completed: they reach the consumer first, as before a bad event.
         if (this.overflowed) throw errors.upstreamBadResponse(this.limits.name, `a stream event larger than ${this.maxEventBytes} bytes (providers.${this.limits.name}.maxEventBytes)`);
-        // destroyOnReturn: false — stopping at [DONE] must not destroy the body: Node would build an
-        // AbortError (with a stack trace) per stream, and undici may then drop the pooled connection.
-        // close() decides: dump the rest (connection kept) or destroy.
-        this.source ??= this.body.iterator({ destroyOnReturn: false });
-        const read = await this.source.next();
-        if (read.done) {
+        const read = await this.nextRead();
+        if (read === null) {
           this.ending = true;
           this.finished = true;
           this.parser.feed(this.decoder.end());
           this.parser.feed('\n\n'); // flush an event the upstream did not terminate
         } else {
           this.sliceStart = performance.now();
-          this.feed(read.value as Buffer);
+          this.feed(read);
         }
         this.events = this.parsed;
         this.parsed = [];
         this.at = 0;
       }
     } catch (error) {
-      await this.close();
+      this.close();
       throw this.mapError(error);
     }
   }
@@ -153,8 +154,56 @@ class SseBatchReader<T> implements AsyncIterableIterator<T[]> {
     // Like a generator: one that never started has nothing to release.
     if (this.state === 'start') this.state = 'over';
     if (this.state === 'over') return DONE;
-    await this.close();
+    this.close();
     return DONE;
+  }
+
+  /**
+   * The body's next read (all it has buffered), or null at its end; rejects with its error. What
+   * Node's own iterator of the body did (read(), then wait for 'readable' or the end), without its
+   * generator, its end-of-stream listeners and their closures per stream: the listeners are shared
+   * functions that find this reader on the body.
+   */
+  private async nextRead(): Promise<Buffer | null> {
+    if (!this.listening) this.listen();
+    for (;;) {
+      const chunk = this.body.destroyed ? null : (this.body.read() as Buffer | null);
+      if (chunk !== null) return chunk;
+      if (this.outcome === null) return null;
+      if (this.outcome !== undefined) throw this.outcome;
+      await new Promise<void>((resolve) => {
+        this.waiter = resolve;
+      });
+    }
+  }
+
+  private listen(): void {
+    this.listening = true;
+    (this.body as ReaderSlot)[READER] = this;
+    this.body.on('readable', onReadable).on('end', onEnd).on('error', onError).on('close', onClose);
+    // A body closed before the first read ends (as it would have for the iterator's end-of-stream check).
+    if (this.body.closed) this.bodyClosed();
+  }
+
+  /** The body's listeners off (stopping early must not destroy it: [DONE] dumps the rest). */
+  private unlisten(): void {
+    if (!this.listening) return;
+    this.listening = false;
+    this.body.off('readable', onReadable).off('end', onEnd).off('error', onError).off('close', onClose);
+    (this.body as ReaderSlot)[READER] = undefined;
+  }
+
+  /** 'readable', or how the body ended (the first of its end, its error, its close). */
+  wake(outcome?: Error | null): void {
+    if (outcome !== undefined && this.outcome === undefined) this.outcome = outcome;
+    const waiter = this.waiter;
+    this.waiter = undefined;
+    waiter?.();
+  }
+
+  /** Closed without 'end': its error, or a premature close (as Node's end-of-stream check reports it). */
+  bodyClosed(): void {
+    this.wake(this.body.errored ?? (this.body.readableEnded ? null : prematureClose()));
   }
 
   private feed(bytes: Buffer): void {
@@ -193,18 +242,11 @@ class SseBatchReader<T> implements AsyncIterableIterator<T[]> {
   }
 
   /** The end of the iteration, whichever way: a finished stream keeps its pooled connection, any other is released now. */
-  private async close(): Promise<void> {
+  private close(): void {
     if (this.state === 'over') return;
     this.state = 'over';
     this.events = NO_EVENTS;
-    // The body's own iterator stops listening first (as a for-await loop left early has it).
-    const source = this.source;
-    this.source = undefined;
-    try {
-      await source?.return?.();
-    } catch {
-      // nothing more to read from it either way
-    }
+    this.unlisten();
     // dump's limit counts the whole body, read or buffered (at most the body's 64 KB high-water mark
     // beyond what we read): a fixed 64 KB destroyed the connection of every answer longer than that.
     if (this.finished) this.body.dump({ limit: this.bytesRead + DUMP_SLACK }).catch(() => undefined);
@@ -217,3 +259,25 @@ class SseBatchReader<T> implements AsyncIterableIterator<T[]> {
 }
 
 const NO_EVENTS: SseEvent[] = [];
+
+// The body's listeners, shared by every stream: `this` is the body, which points to its reader.
+const READER = Symbol('sse batch reader');
+interface ReaderSlot {
+  [READER]?: SseBatchReader<unknown>;
+}
+function onReadable(this: Body): void {
+  (this as ReaderSlot)[READER]?.wake();
+}
+function onEnd(this: Body): void {
+  (this as ReaderSlot)[READER]?.wake(null);
+}
+function onError(this: Body, error: Error): void {
+  (this as ReaderSlot)[READER]?.wake(error);
+}
+function onClose(this: Body): void {
+  (this as ReaderSlot)[READER]?.bodyClosed();
+}
+
+function prematureClose(): Error {
+  return Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
+}
