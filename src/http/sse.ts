@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import type { FastifyReply } from 'fastify';
 import { errors, isGatewayError, type GatewayError } from '../errors.js';
 
@@ -62,47 +63,8 @@ export async function writeSse(reply: FastifyReply, frames: AsyncIterable<string
  */
 export async function writeSseFrom<T>(reply: FastifyReply, items: AsyncIterable<T>, render: (item: T) => string, options: SseOptions & { last?: string }): Promise<void> {
   reply.hijack();
+  const writer = new SseWriter(reply.raw, options.abort);
   const res = reply.raw;
-  let closed = false;
-  let wake: (() => void) | undefined;
-  const onClose = (): void => {
-    if (!res.writableFinished) {
-      closed = true;
-      options.abort.abort();
-    }
-    wake?.();
-  };
-  res.on('close', onClose);
-  // What is written in the same tick (the headers and a first burst read from upstream, a burst's
-  // frames, the last frames and [DONE]) goes out in one socket write, as one HTTP chunk: frames are
-  // joined into one string and written once the tick's promise jobs have run (no timer, so nothing
-  // waits). Node makes a chunk (size line, data, CRLF) of every write, and sends the headers with the
-  // first one; a stream that ends in the tick it started is one res.end: headers, data and the last
-  // chunk in one writev. No res.cork: Node 24 puts the last chunk before the corked data on end.
-  let pending = '';
-  let flushQueued = false;
-  const flush = (): void => {
-    flushQueued = false;
-    if (res.writableEnded) return;
-    if (pending !== '') {
-      const out = pending;
-      pending = '';
-      res.write(out);
-    } else if (!res.headersSent) {
-      res.flushHeaders(); // the client learns the stream started even if the first frame is slow
-    }
-  };
-  const queueFlush = (): void => {
-    if (flushQueued) return;
-    flushQueued = true;
-    process.nextTick(flush);
-  };
-  const send = (frame: string): void => {
-    pending += frame;
-    // A long burst is not held as one string: past FLUSH_AT it is written now.
-    if (pending.length >= FLUSH_AT) flush();
-    else queueFlush();
-  };
   res.writeHead(200, {
     ...options.headers,
     'content-type': 'text/event-stream; charset=utf-8',
@@ -110,56 +72,168 @@ export async function writeSseFrom<T>(reply: FastifyReply, items: AsyncIterable<
     connection: 'keep-alive',
     'x-accel-buffering': 'no',
   });
-  queueFlush();
-
-  let lastWrite = Date.now();
+  writer.queueFlush();
   const pingMs = options.pingMs ?? 0;
-  const pinger = pingMs > 0 ? setInterval(() => {
-    if (closed || res.writableNeedDrain || Date.now() - lastWrite < pingMs) return;
-    send(SSE_PING);
-    lastWrite = Date.now();
-  }, Math.max(10, Math.floor(pingMs / 2))) : undefined;
-  pinger?.unref();
+  if (pingMs > 0) watchIdle(writer, pingMs);
 
   const iterator = items[Symbol.asyncIterator]();
   try {
-    while (!closed) {
+    while (!writer.closed) {
       const next = await iterator.next();
-      if (closed) break;
+      if (writer.closed) break;
       const frame = next.done ? (options.last ?? '') : render(next.value);
       if (frame !== '') {
-        lastWrite = Date.now();
-        send(frame);
+        writer.lastWrite = Date.now();
+        writer.send(frame);
       }
       if (next.done) break;
       // Writes happen at the end of the tick, so a full socket buffer is seen one item late at most;
       // what waits meanwhile is bounded by FLUSH_AT and one upstream read.
-      if (res.writableNeedDrain) await drained();
+      if (res.writableNeedDrain) await writer.drained();
     }
   } catch (error) {
     options.onError?.(error);
-    if (!closed) send(options.errorFrame(isGatewayError(error) ? error : errors.internal()));
+    if (!writer.closed) writer.send(options.errorFrame(isGatewayError(error) ? error : errors.internal()));
   } finally {
-    clearInterval(pinger);
-    if (closed) await iterator.return?.().catch(() => undefined);
-    res.off('close', onClose);
+    if (pingMs > 0) unwatchIdle(writer, pingMs);
+    if (writer.closed) await iterator.return?.().catch(() => undefined);
+    writer.finish();
+  }
+}
+
+// The writer's state is one object per stream, and its listeners (close, drain, the end-of-tick
+// flush, the idle ping) are functions shared by all streams, not closures made per stream.
+const WRITER = Symbol('sse writer');
+type WriterSlot = ServerResponse & { [WRITER]?: SseWriter };
+
+class SseWriter {
+  /** The client went away before the response ended. */
+  closed = false;
+  lastWrite = Date.now();
+  // What is written in the same tick (the headers and a first burst read from upstream, a burst's
+  // frames, the last frames and [DONE]) goes out in one socket write, as one HTTP chunk: frames are
+  // joined into one string and written once the tick's promise jobs have run (no timer, so nothing
+  // waits). Node makes a chunk (size line, data, CRLF) of every write, and sends the headers with the
+  // first one; a stream that ends in the tick it started is one res.end: headers, data and the last
+  // chunk in one writev. No res.cork: Node 24 puts the last chunk before the corked data on end.
+  private pending = '';
+  private flushQueued = false;
+  private wake: (() => void) | undefined;
+
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly abort: AbortController,
+  ) {
+    (res as WriterSlot)[WRITER] = this;
+    res.on('close', onResponseClose);
+  }
+
+  onClose(): void {
+    if (!this.res.writableFinished) {
+      this.closed = true;
+      this.abort.abort();
+    }
+    this.wakeUp();
+  }
+
+  send(frame: string): void {
+    this.pending += frame;
+    // A long burst is not held as one string: past FLUSH_AT it is written now.
+    if (this.pending.length >= FLUSH_AT) this.flush();
+    else this.queueFlush();
+  }
+
+  queueFlush(): void {
+    if (this.flushQueued) return;
+    this.flushQueued = true;
+    process.nextTick(flushWriter, this);
+  }
+
+  flush(): void {
+    this.flushQueued = false;
+    const res = this.res;
+    if (res.writableEnded) return;
+    if (this.pending !== '') {
+      const out = this.pending;
+      this.pending = '';
+      res.write(out);
+    } else if (!res.headersSent) {
+      res.flushHeaders(); // the client learns the stream started even if the first frame is slow
+    }
+  }
+
+  /** A `: ping` comment when nothing was written for `pingMs` (and the socket is not full). */
+  pingIfIdle(pingMs: number): void {
+    if (this.closed || this.res.writableNeedDrain || Date.now() - this.lastWrite < pingMs) return;
+    this.send(SSE_PING);
+    this.lastWrite = Date.now();
+  }
+
+  drained(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      this.wake = resolve;
+      this.res.once('drain', onResponseDrain);
+    });
+  }
+
+  wakeUp(): void {
+    const wake = this.wake;
+    if (wake === undefined) return;
+    this.wake = undefined;
+    this.res.off('drain', onResponseDrain);
+    wake();
+  }
+
+  /** The end of the response (what is pending in the same write), unless the client is gone. */
+  finish(): void {
+    const res = this.res;
+    res.off('close', onResponseClose);
+    (res as WriterSlot)[WRITER] = undefined;
     if (!res.writableEnded) {
-      const out = closed ? '' : pending;
-      pending = '';
+      const out = this.closed ? '' : this.pending;
+      this.pending = '';
       if (out !== '') res.end(out);
       else res.end();
     }
   }
+}
 
-  function drained(): Promise<void> {
-    return new Promise<void>((resolve) => {
-      const done = (): void => {
-        res.off('drain', done);
-        wake = undefined;
-        resolve();
-      };
-      wake = done;
-      res.once('drain', done);
-    });
+function onResponseClose(this: ServerResponse): void {
+  (this as WriterSlot)[WRITER]?.onClose();
+}
+
+function onResponseDrain(this: ServerResponse): void {
+  (this as WriterSlot)[WRITER]?.wakeUp();
+}
+
+function flushWriter(writer: SseWriter): void {
+  writer.flush();
+}
+
+// Idle pings: one interval per ping period for all streams (an interval per stream was a timer
+// object and a closure each), checking each stream at the period a stream's own interval had.
+const idleWatch = new Map<number, { timer: NodeJS.Timeout; writers: Set<SseWriter> }>();
+
+function watchIdle(writer: SseWriter, pingMs: number): void {
+  let watch = idleWatch.get(pingMs);
+  if (watch === undefined) {
+    const writers = new Set<SseWriter>();
+    const timer = setInterval(() => {
+      for (const each of writers) each.pingIfIdle(pingMs);
+    }, Math.max(10, Math.floor(pingMs / 2)));
+    timer.unref();
+    watch = { timer, writers };
+    idleWatch.set(pingMs, watch);
+  }
+  watch.writers.add(writer);
+}
+
+function unwatchIdle(writer: SseWriter, pingMs: number): void {
+  const watch = idleWatch.get(pingMs);
+  if (watch === undefined) return;
+  watch.writers.delete(writer);
+  if (watch.writers.size === 0) {
+    clearInterval(watch.timer);
+    idleWatch.delete(pingMs);
   }
 }

@@ -137,3 +137,49 @@ t.test('frames: one data line per line of the payload, whatever the line break',
   t.equal(sseData('a\r\nb\rc\n'), 'data: a\ndata: b\ndata: c\ndata: \n\n');
   t.equal(sseEvent('done', 'x\ny'), 'event: done\ndata: x\ndata: y\n\n');
 });
+
+// Idle pings come from one interval per ping period shared by all streams (not a timer per stream):
+// a stream that ends leaves the others watched, and each idle stream gets its own pings.
+t.test('idle streams each get pings, and another stream ending does not stop them', async (t) => {
+  const releases: Array<() => void> = [];
+  const server = http.createServer((req, res) => {
+    async function* items(): AsyncGenerator<string> {
+      yield 'first';
+      if (req.url === '/quick') return;
+      await new Promise<void>((resolve) => {
+        releases.push(resolve);
+        setTimeout(resolve, 5000).unref(); // a failing run ends instead of hanging
+      });
+      yield 'last';
+    }
+    const reply = { hijack: () => undefined, raw: res } as unknown as FastifyReply;
+    void writeSseFrom(reply, items(), sseData, { headers: {}, abort: new AbortController(), errorFrame: () => '', last: 'data: [DONE]\n\n', pingMs: 30 });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => server.close());
+  const { port } = server.address() as net.AddressInfo;
+  const url = `http://127.0.0.1:${port}`;
+  /** Reads a response until its text has a ping (`rest` reads on to its end). */
+  const untilPing = async (response: Response): Promise<{ text: string; rest: () => Promise<string> }> => {
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    const decoder = new TextDecoder();
+    const read = async (stop: (text: string) => boolean): Promise<string> => {
+      let got = '';
+      while (!stop(got)) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        got += decoder.decode(value, { stream: true });
+      }
+      return got;
+    };
+    const text = await read((got) => got.includes(': ping\n\n'));
+    return { text, rest: () => read(() => false) };
+  };
+  const idle = await Promise.all([fetch(`${url}/idle`), fetch(`${url}/idle`)]);
+  t.equal(await (await fetch(`${url}/quick`)).text(), 'data: first\n\ndata: [DONE]\n\n', 'a stream that ends at once gets no ping');
+  const reads = await Promise.all(idle.map(untilPing));
+  for (const release of releases) release();
+  for (const { text } of reads) t.match(text, /^data: first\n\n(: ping\n\n)+$/, 'an idle stream gets pings');
+  const rest = await Promise.all(reads.map(async ({ rest }) => rest()));
+  for (const text of rest) t.match(text, /data: last\n\ndata: \[DONE\]\n\n$/, 'and its frames after them');
+});
