@@ -14,10 +14,20 @@ export interface ChunkBatches extends AsyncIterable<ChatChunk> {
 
 /** Chunks that can also be read a batch at a time (one async step per batch). */
 export function batchedChunks(batches: AsyncIterable<ChatChunk[]>): ChunkBatches {
-  return {
-    [BATCHES]: batches,
-    [Symbol.asyncIterator]: () => flatten(batches)[Symbol.asyncIterator](),
-  };
+  return new Batched(batches);
+}
+
+// A class, not an object literal with an arrow: no closure per stream.
+class Batched implements ChunkBatches {
+  readonly [BATCHES]: AsyncIterable<ChatChunk[]>;
+
+  constructor(batches: AsyncIterable<ChatChunk[]>) {
+    this[BATCHES] = batches;
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<ChatChunk> {
+    return flatten(this[BATCHES])[Symbol.asyncIterator]();
+  }
 }
 
 /** The batch form of any chunk stream: its own batches, or one batch per chunk. */
