@@ -9,7 +9,9 @@ import { requestBody } from './scenario.js';
 // client sockets: the gateway's own work from routing to the last SSE frame, with the real upstream
 // hop to bench/stream-load.ts's upstream: 22 events, burst or paced). Builds alternate batch by
 // batch in one process, so load from other processes on the machine hits them alike; for A/B of a
-// change to the stream path when the machine is too busy for bench/stream-load.ts.
+// change to the stream path when the machine is too busy for bench/stream-load.ts. Absolute figures
+// are above the socket-level ones: inject's response destroys itself at its end (an abort of the
+// client signal, a write-after-destroy error per stream), the same cost for every build.
 //
 //   node --import tsx bench/stream-inproc.ts --gw=before=<root> --gw=after=<root> [--rounds=8]
 //        [--streams=1500] [--mode=burst|paced]
