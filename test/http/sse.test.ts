@@ -183,3 +183,29 @@ t.test('idle streams each get pings, and another stream ending does not stop the
   const rest = await Promise.all(reads.map(async ({ rest }) => rest()));
   for (const text of rest) t.match(text, /data: last\n\ndata: \[DONE\]\n\n$/, 'and its frames after them');
 });
+
+// What an open stream holds: the writer's listener on the response is one function shared by all
+// streams (it was a closure made per stream, with a drain callback, a flush callback and a ping timer).
+t.test('the close listener a writer puts on its response is the same function for every stream', async (t) => {
+  const added: Array<Array<(...args: unknown[]) => void>> = [];
+  const releases: Array<() => void> = [];
+  const server = http.createServer((_req, res) => {
+    async function* items(): AsyncGenerator<string> {
+      yield 'first';
+      await new Promise<void>((resolve) => releases.push(resolve));
+    }
+    const before = res.listeners('close');
+    const reply = { hijack: () => undefined, raw: res } as unknown as FastifyReply;
+    void writeSseFrom(reply, items(), sseData, { headers: {}, abort: new AbortController(), errorFrame: () => '', pingMs: 15_000 });
+    added.push(res.listeners('close').filter((listener) => !before.includes(listener)) as Array<(...args: unknown[]) => void>);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => server.close());
+  const { port } = server.address() as net.AddressInfo;
+  const responses = await Promise.all([fetch(`http://127.0.0.1:${port}/`), fetch(`http://127.0.0.1:${port}/`)]);
+  t.equal(added.length, 2);
+  t.equal(added[0].length, 1, 'one close listener per stream');
+  t.ok(added[0][0] === added[1][0], 'the same function on both responses');
+  for (const release of releases) release();
+  await Promise.all(responses.map(async (response) => response.text()));
+});
