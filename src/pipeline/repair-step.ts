@@ -43,9 +43,12 @@ export async function repairStep(
   }
   const warnings = summarizeWarnings(result.findings);
   // Advisory findings change nothing, so without this line nobody would learn of them (issue 14 §6).
-  if (warnings && options === gateway.repairOptions) {
-    const advisory = result.findings.filter((finding) => finding.advisory === true).slice(0, 8);
-    log.warn({ warnings, findings: advisory.map(({ kind, index, detail }) => ({ kind, index, detail: detail.slice(0, 200) })) }, 'request history has advisory findings (x-toolgate-warnings)');
-  }
+  if (warnings && options === gateway.repairOptions) logAdvisory(log, warnings, result.findings);
   return { request: result.request, findings: result.findings, header: summarizeFindings(result.findings), warnings };
+}
+
+/** The warn line for advisory findings (x-toolgate-warnings): the first eight, details cut to 200 characters. */
+export function logAdvisory(log: Logger, warnings: string, findings: readonly Finding[]): void {
+  const advisory = findings.filter((finding) => finding.advisory === true).slice(0, 8);
+  log.warn({ warnings, findings: advisory.map(({ kind, index, detail }) => ({ kind, index, detail: detail.slice(0, 200) })) }, 'request history has advisory findings (x-toolgate-warnings)');
 }

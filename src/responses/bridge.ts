@@ -22,8 +22,10 @@ export async function bridgeCreate(prepared: Prepared, input: ChatCallInput, gat
   const result = await runChat(chat, input, gateway);
   const repairs = mergeRepairHeaders(prepared.repairsHeader, result.headers['x-toolgate-repairs']);
   const headers: Record<string, string> = { ...result.headers };
+  const warnings = mergeRepairHeaders(prepared.warningsHeader, result.headers['x-toolgate-warnings']);
   if (repairs) headers['x-toolgate-repairs'] = repairs;
-  input.info.repairHeaders(repairs);
+  if (warnings) headers['x-toolgate-warnings'] = warnings;
+  input.info.repairHeaders(repairs, warnings);
 
   if (result.kind === 'json') {
     const response = responseFromCompletion(base, result.completion);

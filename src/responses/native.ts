@@ -45,11 +45,13 @@ async function nativeChain(prepared: Prepared, target: ResolvedModel, input: Cha
   const { request } = prepared;
   const settings = target.provider.settings;
   const info = input.info;
-  info.repairHeaders(prepared.repairsHeader);
+  info.repairHeaders(prepared.repairsHeader, prepared.warningsHeader);
   const context = providerContext(target, input, gateway);
   const { stream: _stream, ...rest } = request;
   const bodyFor = (candidate: ResolvedModel): Record<string, unknown> => ({ ...rest, model: candidate.upstreamModel, input: prepared.items });
-  const headers: Record<string, string> = prepared.repairsHeader ? { 'x-toolgate-repairs': prepared.repairsHeader } : {};
+  const headers: Record<string, string> = {};
+  if (prepared.repairsHeader) headers['x-toolgate-repairs'] = prepared.repairsHeader;
+  if (prepared.warningsHeader) headers['x-toolgate-warnings'] = prepared.warningsHeader;
   const view = toChatRequest(request, [...prepared.previous, ...prepared.items], { provider: settings.name, lenient: true });
   const telemetry = new RequestTelemetry(gateway, info, view, taskHeaderOf(input.headers));
   const scope: CallScope = { gateway, context, telemetry, info };

@@ -14,6 +14,8 @@ export interface Prepared {
   previous: Item[];
   /** x-toolgate-repairs for the item-level findings. */
   repairsHeader?: string;
+  /** x-toolgate-warnings for the item-level advisory findings (e.g. a turn not restored). */
+  warningsHeader?: string;
   /** Set by the native path: what it stores is the upstream's own response. */
   native?: boolean;
   /** The tenant scope of the caller's gateway key: where the response is stored. */

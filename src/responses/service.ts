@@ -1,7 +1,8 @@
 import { errors } from '../errors.js';
 import type { Gateway } from '../gateway.js';
 import { targetFor, type ChatCallInput } from '../pipeline/request-info.js';
-import { summarizeFindings } from '../repair/index.js';
+import { summarizeFindings, summarizeWarnings } from '../repair/index.js';
+import { logAdvisory } from '../pipeline/repair-step.js';
 import type { Finding } from '../repair/types.js';
 import { ANONYMOUS_SCOPE, scopeOf } from '../state/scope.js';
 import { bridgeCreate } from './bridge.js';
@@ -48,7 +49,9 @@ export async function createResponse(request: ResponsesRequest, input: ChatCallI
     gateway.metrics.repairs(findings);
     input.log.debug({ findings }, 'responses input repaired');
   }
-  const prepared: Prepared = { request, items: restored.items, previous: context.previous, repairsHeader: summarizeFindings(findings), scope };
+  const warningsHeader = summarizeWarnings(findings);
+  if (warningsHeader) logAdvisory(input.log, warningsHeader, findings);
+  const prepared: Prepared = { request, items: restored.items, previous: context.previous, repairsHeader: summarizeFindings(findings), warningsHeader, scope };
   if (native) {
     prepared.native = true;
     if (tenants) prepared.items = ownReferencesOnly(prepared.items, context);
@@ -63,7 +66,7 @@ export async function createResponse(request: ResponsesRequest, input: ChatCallI
     // A fallback without native /responses is served through the bridge (not for a chain only OpenAI knows).
     const bridgeTo: BridgeTo | undefined = context.previousUnknown
       ? undefined
-      : (fallback) => bridgeCreate({ request: { ...request, model: fallback.requested }, items: resolveReferences(restored.items, context), previous: context.previous, repairsHeader: prepared.repairsHeader, scope }, { ...input, target: fallback }, gateway);
+      : (fallback) => bridgeCreate({ request: { ...request, model: fallback.requested }, items: resolveReferences(restored.items, context), previous: context.previous, repairsHeader: prepared.repairsHeader, warningsHeader, scope }, { ...input, target: fallback }, gateway);
     return nativeCreate(prepared, target, input, gateway, bridgeTo);
   }
   prepared.items = resolveReferences(restored.items, context);
