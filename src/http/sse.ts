@@ -44,7 +44,7 @@ const FLUSH_AT = 64 * 1024;
 export interface SseOptions {
   headers: Record<string, string>;
   /** Aborted when the client goes away. */
-  abort: AbortController;
+  abort: { abort(): void };
   /** Renders the terminal frame for an error raised after the stream started. */
   errorFrame: (error: GatewayError) => string;
   onError?: (error: unknown) => void;

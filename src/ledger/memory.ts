@@ -22,11 +22,17 @@ export interface MemoryLedgerOptions {
   clock?: { now: () => number };
 }
 
-/** One remembered message and the index keys (scoped) that point at it. */
+/**
+ * One remembered message and the index keys (scoped, as the index maps hold them) that point at it.
+ * Each key string is the one its map holds: no kind-prefixed copy per key (the `p`/`c` layout
+ * before kept two strings per key and sliced a third at every eviction).
+ */
 interface Held {
   entry: LedgerEntry;
-  /** `p` + scoped fingerprint, `c` + scoped call id; distinct (a small array: one or a few keys). */
-  keys: string[];
+  /** The scoped prefix fingerprint, while `byPrefix` points it here. */
+  prefixKey: string | undefined;
+  /** The scoped call ids `byCallId` points here; distinct (a small array: one or a few keys). */
+  callKeys: string[];
   bytes: number;
 }
 
@@ -70,7 +76,13 @@ class LedgerMemory {
     const sourceCalls = source.tool_calls;
     const calls: ToolCall[] = [];
     const stored: LedgerEntry = { ...entry, message: sourceCalls ? { ...source, tool_calls: copyCalls(sourceCalls, calls) } : { ...source } };
-    const existing = this.heldByCalls(calls, scope);
+    // Scoped once: the same strings find the entries the calls already have and become the index keys.
+    const callKeys: string[] = [];
+    for (const call of calls) {
+      const key = scopedKey(scope, call.id);
+      if (!callKeys.includes(key)) callKeys.push(key);
+    }
+    const existing = this.heldByCalls(callKeys);
     // Adapters record provider data (e.g. Gemini thought signatures) under the call ids before the
     // pipeline records the final message: per-call metadata is merged, never lost.
     const callMeta = existing.length === 0 && !stored.callMeta ? undefined : mergeCallMeta([...existing.map((held) => held.entry.callMeta), stored.callMeta]);
@@ -82,18 +94,14 @@ class LedgerMemory {
       return;
     }
     if (callMeta) stored.callMeta = callMeta;
-    const keys: string[] = [];
-    if (stored.prefixFingerprint !== '') keys.push(`p${scopedKey(scope, stored.prefixFingerprint)}`);
-    for (const call of calls) {
-      const key = `c${scopedKey(scope, call.id)}`;
-      if (!keys.includes(key)) keys.push(key);
-    }
-    if (keys.length === 0) return;
-    const held: Held = { entry: stored, keys, bytes: 0 };
+    const prefixKey = stored.prefixFingerprint !== '' ? scopedKey(scope, stored.prefixFingerprint) : undefined;
+    if (prefixKey === undefined && callKeys.length === 0) return;
+    const held: Held = { entry: stored, prefixKey, callKeys, bytes: 0 };
     held.bytes = sizeOf(held);
     if (!this.cap.admits(held.bytes)) return;
     const id = this.nextId++;
-    for (const key of keys) this.point(key, id);
+    if (prefixKey !== undefined) this.point(this.byPrefix, prefixKey, id);
+    for (const key of callKeys) this.point(this.byCallId, key, id);
     this.entries.set(id, held);
     while (this.entries.size > this.maxEntries) this.entries.pop();
   }
@@ -126,13 +134,13 @@ class LedgerMemory {
     this.byCallId.clear();
   }
 
-  /** The entries the given calls' ids point at, each once, in call order (a get per distinct id: it counts as use). */
-  private heldByCalls(calls: readonly ToolCall[], scope: string): Held[] {
+  /** The entries the given scoped call ids point at, each once, in call order (a get per distinct id: it counts as use). */
+  private heldByCalls(callKeys: readonly string[]): Held[] {
     const held: Held[] = [];
     if (this.byCallId.size === 0) return held;
     const seen: number[] = [];
-    for (const call of calls) {
-      const id = this.byCallId.get(scopedKey(scope, call.id));
+    for (const key of callKeys) {
+      const id = this.byCallId.get(key);
       if (id === undefined || seen.includes(id)) continue;
       seen.push(id);
       const found = this.entries.get(id);
@@ -146,24 +154,25 @@ class LedgerMemory {
   }
 
   /** Points an index key at entry `id`; the entry it pointed at before loses it (and goes when it has none left). */
-  private point(key: string, id: number): void {
-    const index = key[0] === 'p' ? this.byPrefix : this.byCallId;
-    const bare = key.slice(1);
-    const previous = index.get(bare);
-    index.set(bare, id);
+  private point(index: Map<string, number>, key: string, id: number): void {
+    const previous = index.get(key);
+    index.set(key, id);
     if (previous === undefined || previous === id) return;
     const held = this.entries.peek(previous);
     if (!held) return;
-    const at = held.keys.indexOf(key);
-    if (at >= 0) held.keys.splice(at, 1);
-    if (held.keys.length === 0) this.entries.delete(previous);
+    if (index === this.byPrefix) {
+      if (held.prefixKey === key) held.prefixKey = undefined;
+    } else {
+      const at = held.callKeys.indexOf(key);
+      if (at >= 0) held.callKeys.splice(at, 1);
+    }
+    if (held.prefixKey === undefined && held.callKeys.length === 0) this.entries.delete(previous);
   }
 
   private unindex(held: Held, id: number): void {
-    for (const key of held.keys) {
-      const index = key[0] === 'p' ? this.byPrefix : this.byCallId;
-      const bare = key.slice(1);
-      if (index.get(bare) === id) index.delete(bare);
+    if (held.prefixKey !== undefined && this.byPrefix.get(held.prefixKey) === id) this.byPrefix.delete(held.prefixKey);
+    for (const key of held.callKeys) {
+      if (this.byCallId.get(key) === id) this.byCallId.delete(key);
     }
   }
 
@@ -171,7 +180,7 @@ class LedgerMemory {
   private resize(held: Held, entry: LedgerEntry): void {
     const id = this.idOf(held);
     if (id === undefined) return;
-    const updated: Held = { entry, keys: held.keys, bytes: 0 };
+    const updated: Held = { entry, prefixKey: held.prefixKey, callKeys: held.callKeys, bytes: 0 };
     updated.bytes = sizeOf(updated);
     if (!this.cap.admits(updated.bytes)) return;
     // A new value (lru-cache re-counts the size only for a different object), same id and keys:
@@ -180,8 +189,12 @@ class LedgerMemory {
   }
 
   private idOf(held: Held): number | undefined {
-    for (const key of held.keys) {
-      const id = (key[0] === 'p' ? this.byPrefix : this.byCallId).get(key.slice(1));
+    if (held.prefixKey !== undefined) {
+      const id = this.byPrefix.get(held.prefixKey);
+      if (id !== undefined && this.entries.peek(id) === held) return id;
+    }
+    for (const key of held.callKeys) {
+      const id = this.byCallId.get(key);
       if (id !== undefined && this.entries.peek(id) === held) return id;
     }
     return undefined;
@@ -202,8 +215,21 @@ function copyCalls(calls: readonly ToolCall[], withIds: ToolCall[]): ToolCall[] 
 
 function sizeOf(held: Held): number {
   let bytes = entryBytes(held.entry);
-  for (const key of held.keys) bytes += INDEX_KEY_BYTES + stringBytes(key);
+  if (held.prefixKey !== undefined) bytes += keyBytes(held.prefixKey);
+  for (const key of held.callKeys) bytes += keyBytes(key);
   return bytes;
+}
+
+const EMPTY_STRING_BYTES = stringBytes('');
+
+/**
+ * An index key's bytes as the ledger has always counted them: its characters plus a one-character
+ * kind mark (`p`/`c`, which keys carried before), two bytes for it when the key is two-byte.
+ * The same figure as stringBytes(mark + key), without building that string.
+ */
+function keyBytes(key: string): number {
+  const bytes = stringBytes(key);
+  return INDEX_KEY_BYTES + bytes + (bytes - EMPTY_STRING_BYTES > key.length ? 2 : 1);
 }
 
 /** A view of the memory ledger in one tenant scope; every view shares one storage and budget. */

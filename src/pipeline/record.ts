@@ -25,7 +25,9 @@ export function recordAnswer(
 
 const NOTHING_TO_RECORD: Promise<void> = Promise.resolve();
 
-async function remember(
+// Not `async`: the memory ledger's record is synchronous and hands back a settled promise; an
+// async function around it cost every tool-calling answer a promise and a frame more.
+function remember(
   gateway: Gateway,
   clientRequest: RawChatRequest,
   message: AssistantMessage,
@@ -33,8 +35,9 @@ async function remember(
   log: Logger,
   scope: string | undefined,
 ): Promise<void> {
+  let recorded: Promise<void>;
   try {
-    await gateway.ledger.forScope(scopeOf(scope)).record({
+    recorded = gateway.ledger.forScope(scopeOf(scope)).record({
       message,
       prefixFingerprint: prefixFingerprint(clientRequest.messages, clientRequest.messages.length, scope),
       provider: target.provider.settings.name,
@@ -42,9 +45,15 @@ async function remember(
       createdAt: Date.now(),
     });
   } catch (error) {
-    // The answer already reached (or is reaching) the client; a ledger outage costs only future repairs.
-    log.warn({ err: error }, 'call ledger write failed');
+    writeFailed(log, error);
+    return NOTHING_TO_RECORD;
   }
+  return recorded.then(undefined, (error: unknown) => writeFailed(log, error));
+}
+
+/** The answer already reached (or is reaching) the client; a ledger outage costs only future repairs. */
+function writeFailed(log: Logger, error: unknown): void {
+  log.warn({ err: error }, 'call ledger write failed');
 }
 
 /** Rebuilds the assistant message from normalized stream chunks (choice 0) and records it at the end. */

@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger as Logger } from 'fastify';
 import type { ChatChunk, Usage } from '../api/chat-types.js';
+import type { AbortSignalLike } from '../client-abort.js';
 import type { Finding } from '../repair/types.js';
 import type { ModelRouter, ResolvedModel } from '../routing/router.js';
 import type { Endpoint } from '../metrics/index.js';
@@ -225,7 +226,7 @@ export class UpstreamTextKeeper {
 export interface ChatCallInput {
   requestId: string;
   headers: Record<string, string | string[] | undefined>;
-  signal: AbortSignal;
+  signal: AbortSignalLike;
   log: Logger;
   info: RequestInfo;
   /** The body's model as the guards resolved it (once per request). */

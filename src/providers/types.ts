@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger as Logger } from 'fastify';
 import type { ChatChunk, ChatCompletion, ChatRequest } from '../api/chat-types.js';
+import type { AbortSignalLike } from '../client-abort.js';
 import type { CallLedger } from '../ledger/types.js';
 
 /** One upstream server-sent event (the `event:` name when given, the joined `data:` lines). */
@@ -35,7 +36,7 @@ export interface ProviderCallContext {
   /** The model id sent upstream, unchanged (may contain '/' and ':'). */
   upstreamModel: string;
   /** Aborted when the client disconnects or the gateway gives up. */
-  signal: AbortSignal;
+  signal: AbortSignalLike;
   requestId: string;
   log: Logger;
   ledger: CallLedger;

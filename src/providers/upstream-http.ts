@@ -1,5 +1,6 @@
 import { Pool, errors as undiciErrors, type Dispatcher } from 'undici';
 import { errors, GatewayError } from '../errors.js';
+import type { AbortSignalLike } from '../client-abort.js';
 import type { ProviderCallContext, ProviderSettings } from './types.js';
 
 // Pooled HTTP to one upstream origin, with failures mapped to the error catalogue:
@@ -38,7 +39,7 @@ export class UpstreamClient {
     path: string,
     body: string,
     headers: Record<string, string>,
-    signal: AbortSignal,
+    signal: AbortSignalLike,
   ): Promise<UpstreamResponse> {
     const outgoing: Record<string, string> = {};
     for (const name in headers) {
@@ -54,7 +55,8 @@ export class UpstreamClient {
         // As bytes: undici keeps the body it was given until the response ends (a stream: its whole
         // length) and makes its own Buffer of a string; given the Buffer, only that copy is kept.
         body: Buffer.from(body),
-        signal,
+        // undici reads `aborted`, `reason` and adds/removes an 'abort' listener: all an AbortSignalLike has.
+        signal: signal as AbortSignal,
         headersTimeout: this.settings.timeoutMs,
         bodyTimeout: this.settings.streamIdleTimeoutMs,
       });

@@ -1,3 +1,4 @@
+import type { AbortSignalLike } from '../client-abort.js';
 import { GatewayError, isGatewayError } from '../errors.js';
 import type { LlmCallOutcome } from '../metrics/types.js';
 import type { BreakerResult } from './breaker.js';
@@ -55,12 +56,12 @@ function row(outcome: LlmCallOutcome, retryable: boolean, fallbackable: boolean,
 }
 
 /** Classifies a failure; `signal` aborted means the client left first, whatever the error says. */
-export function classifyFailure(error: unknown, signal?: AbortSignal): FailureClass {
+export function classifyFailure(error: unknown, signal?: AbortSignalLike): FailureClass {
   const name = rowOf(error, signal);
   return { row: name, ...FAILURES[name] };
 }
 
-function rowOf(error: unknown, signal?: AbortSignal): FailureRow {
+function rowOf(error: unknown, signal?: AbortSignalLike): FailureRow {
   if (signal?.aborted) return 'client_aborted';
   if (!isGatewayError(error)) {
     // Errors no adapter mapped: aborts, undici timeouts (UND_ERR_*_TIMEOUT), else the network.
@@ -90,7 +91,7 @@ function statusRow(error: GatewayError): FailureRow {
 }
 
 /** Logs a failure at the level the table gives it (a client that left is not a warning). */
-export function logFailure(log: { [level in FailureClass['logLevel']]: (object: object, message: string) => void }, error: unknown, signal: AbortSignal | undefined, message: string): void {
+export function logFailure(log: { [level in FailureClass['logLevel']]: (object: object, message: string) => void }, error: unknown, signal: AbortSignalLike | undefined, message: string): void {
   const failure = classifyFailure(error, signal);
   const detail = failure.row === 'client_aborted' ? { clientAborted: true } : { err: error };
   log[failure.logLevel](detail, failure.row === 'client_aborted' ? `${message}: the client went away` : message);

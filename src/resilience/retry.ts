@@ -1,3 +1,4 @@
+import type { AbortSignalLike } from '../client-abort.js';
 import { GatewayError } from '../errors.js';
 import { classifyFailure, FAILURES } from './failures.js';
 import type { LlmCallOutcome } from '../metrics/index.js';
@@ -58,7 +59,7 @@ export function backoffMs(attempt: number, policy: RetryPolicy, error: unknown, 
 }
 
 /** Waits, or stops early when the signal aborts (the caller checks the signal after). */
-export function sleep(ms: number, signal: AbortSignal): Promise<void> {
+export function sleep(ms: number, signal: AbortSignalLike): Promise<void> {
   if (ms <= 0 || signal.aborted) return Promise.resolve();
   return new Promise((resolve) => {
     const done = (): void => {

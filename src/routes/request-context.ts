@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ClientAbort, type AbortSignalLike } from '../client-abort.js';
 import { classifyFailure, logFailure } from '../resilience/index.js';
 import type { Endpoint } from '../metrics/index.js';
 import { newRequestInfo, type RequestInfo } from '../pipeline/request-info.js';
@@ -53,8 +54,8 @@ export function peekRequestInfo(request: FastifyRequest): RequestInfo | undefine
 }
 
 /** Aborted when the client disconnects before the response finished: cancels upstream work. */
-export function clientAbortSignal(reply: FastifyReply): AbortController {
-  const abort = new AbortController();
+export function clientAbortSignal(reply: FastifyReply): ClientAbort {
+  const abort = new ClientAbort();
   reply.raw.once('close', () => {
     if (reply.raw.writableFinished) return;
     abort.abort();
@@ -66,7 +67,7 @@ export function clientAbortSignal(reply: FastifyReply): AbortController {
 }
 
 /** A stream that failed after it started: logged at the failure table's level; a client that left is no error. */
-export function streamFailed(log: FastifyBaseLogger, info: RequestInfo, error: unknown, signal: AbortSignal, message: string): void {
+export function streamFailed(log: FastifyBaseLogger, info: RequestInfo, error: unknown, signal: AbortSignalLike, message: string): void {
   if (classifyFailure(error, signal).row !== 'client_aborted') info.failed(error instanceof Error ? error.message : String(error));
   logFailure(log, error, signal, message);
 }

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { AbortSignalLike } from '../client-abort.js';
 import type { TracingConfig } from '../config/schema.js';
 import type { RequestInfo } from '../pipeline/request-info.js';
 import type { ProviderCallContext } from '../providers/types.js';
@@ -62,7 +63,7 @@ export interface AttemptStart {
   /** 1-based attempt on this target. */
   attempt: number;
   /** The request's abort signal (a stream cut by the client is not the upstream's failure). */
-  signal: AbortSignal;
+  signal: AbortSignalLike;
   /** The history after toolgate's repairs, when it repaired any (content capture shows what went upstream). */
   repaired?: { target: 'messages' | 'input'; items: readonly unknown[] };
 }

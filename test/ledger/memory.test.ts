@@ -73,3 +73,46 @@ t.test('callMeta recorded by an adapter survives the pipeline record of the same
   t.same(again.byCallId.get('call_gem1')?.callMeta, { call_gem1: { thoughtSignature: 'SIG', upstreamId: 'u1' } });
   t.equal(again.byPrefix.get('fp1')?.createdAt, 2);
 });
+
+t.test('bytes held: each entry plus 64 + a one-character kind mark + the scoped key per index key (the figure /metrics reports)', async (t) => {
+  const { approxBytes, stringBytes } = await import('../../src/state/budget.js');
+  const { scopedKey } = await import('../../src/state/scope.js');
+  const base = new MemoryLedger();
+  const tenant = base.forScope('tenant-1');
+  const cases: Array<{ ledger: typeof base | typeof tenant; scope: string; entry: LedgerEntry }> = [
+    { ledger: base, scope: '', entry: entry('fp-latin', 'call_a', 'call_b') },
+    { ledger: base, scope: '', entry: entry('fp-two-byte', 'звонок_1') },
+    { ledger: base, scope: '', entry: entry('', 'call_only_id') },
+    { ledger: base, scope: '', entry: entry('fp-dup', 'call_dup', 'call_dup') },
+    { ledger: tenant, scope: 'tenant-1', entry: entry('fp-tenant-é', 'call_t') },
+  ];
+  let expected = 0;
+  for (const { ledger, scope, entry: recorded } of cases) {
+    const keys = [...(recorded.prefixFingerprint !== '' ? [`p${scopedKey(scope, recorded.prefixFingerprint)}`] : [])];
+    for (const call of recorded.message.tool_calls ?? []) {
+      const key = `c${scopedKey(scope, call.id)}`;
+      if (!keys.includes(key)) keys.push(key);
+    }
+    expected += approxBytes(recorded) + keys.reduce((sum, key) => sum + 64 + stringBytes(key), 0);
+    await ledger.record(recorded);
+    t.equal(base.stats().bytes, expected, `after ${recorded.prefixFingerprint || 'no prefix'}`);
+  }
+});
+
+t.test('an index key recorded again points at the newer entry; an entry left without keys goes', async (t) => {
+  const ledger = new MemoryLedger();
+  await ledger.record(entry('fp1', 'a'));
+  await ledger.record(entry('fp1', 'b'));
+  let snap = await ledger.lookup({ callIds: ['a', 'b'], prefixFingerprints: ['fp1'] });
+  t.equal(snap.byPrefix.get('fp1'), snap.byCallId.get('b'), 'the prefix moved to the newer entry');
+  t.ok(snap.byCallId.get('a'), 'the older entry is still found by its call id');
+  t.equal(ledger.size, 2);
+  await ledger.record(entry('fp2', 'a'));
+  snap = await ledger.lookup({ callIds: ['a'], prefixFingerprints: ['fp2'] });
+  t.equal(snap.byCallId.get('a'), snap.byPrefix.get('fp2'), 'the call id moved too');
+  t.equal(ledger.size, 2, 'the first entry, left with no key, was removed');
+  await ledger.record({ ...entry('', 'b'), callMeta: { b: { sig: 'x' } } });
+  snap = await ledger.lookup({ callIds: ['b'], prefixFingerprints: ['fp1'] });
+  t.same(snap.byCallId.get('b')!.callMeta, { b: { sig: 'x' } }, 'metadata without a prefix merges into the entry the call id points at');
+  t.equal(snap.byPrefix.get('fp1'), snap.byCallId.get('b'), 'which keeps its prefix key');
+});

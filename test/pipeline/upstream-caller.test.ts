@@ -60,6 +60,26 @@ for (const endpoint of ['chat/completions', 'responses']) {
   });
 }
 
+for (const endpoint of ['chat/completions', 'responses']) {
+  t.test(`${endpoint}: a client that disconnects before a JSON answer cancels the upstream call, counted as aborted`, async (t) => {
+    const upstream = await startRawUpstream(() => undefined); // never answers
+    const gw = await gatewayFor(upstream, t);
+    const abort = new AbortController();
+    const body = endpoint === 'responses' ? { model: 'up/m', input: 'hello' } : { model: 'up/m', messages: USER };
+    const pending = fetch(`${gw.url}/v1/${endpoint}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: abort.signal }).catch(() => 'client aborted');
+    await until(() => upstream.hits === 1);
+    abort.abort();
+    t.equal(await pending, 'client aborted');
+    t.equal(await upstream.closedEarly, true, 'the upstream request is cancelled');
+    await until(() => gw.logs.some((line) => line.includes('"msg":"request"')));
+    t.same(gw.logs.filter((line) => JSON.parse(line).level >= 40), [], 'nothing at WARN or above');
+    const access = JSON.parse(gw.logs.find((line) => line.includes('"msg":"request"'))!);
+    t.equal(access.clientAborted, true);
+    t.equal(await llmCalls(gw, 'aborted'), 1);
+    t.equal(await llmCalls(gw, 'connect_error'), 0);
+  });
+}
+
 // Bad upstream output: each body/chunk shape, JSON and SSE, chat and the bridged Responses API.
 const BAD_BODIES: Record<string, unknown> = {
   'choice without message': { id: 'x', object: 'chat.completion', choices: [{ index: 0, finish_reason: 'stop' }] },
