@@ -122,7 +122,7 @@ class SseWriter {
 
   constructor(
     private readonly res: ServerResponse,
-    private readonly abort: AbortController,
+    private readonly abort: SseOptions['abort'],
   ) {
     (res as WriterSlot)[WRITER] = this;
     res.on('close', onResponseClose);
