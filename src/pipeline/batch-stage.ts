@@ -1,3 +1,5 @@
+import { ITERATION_DONE } from '../providers/chunk-batches.js';
+
 // One synchronous stage over a stream of batches (the chat path's normalize → record → time),
 // with an end: a last batch, then asynchronous bookkeeping. Hand-written, not an async generator:
 // a stream spends its life suspended in its layers, and each generator layer cost a generator
@@ -19,8 +21,6 @@ export interface BatchStage<T> {
   finish(): Promise<void>;
 }
 
-const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
-
 export function staged<T>(source: AsyncIterable<T[]>, stage: BatchStage<T>): AsyncIterableIterator<T[]> {
   return new Staged(source, stage);
 }
@@ -40,11 +40,11 @@ class Staged<T> implements AsyncIterableIterator<T[]> {
   }
 
   async next(): Promise<IteratorResult<T[]>> {
-    if (this.state === 'over') return DONE;
+    if (this.state === 'over') return ITERATION_DONE;
     if (this.state === 'tail') {
       this.state = 'over';
       await this.stage.finish();
-      return DONE;
+      return ITERATION_DONE;
     }
     this.state = 'source';
     const iterator = (this.iterator ??= this.source[Symbol.asyncIterator]());
@@ -78,19 +78,19 @@ class Staged<T> implements AsyncIterableIterator<T[]> {
       return { done: false, value: tail };
     }
     await this.stage.finish();
-    return DONE;
+    return ITERATION_DONE;
   }
 
   /** Stopped by the consumer: the source is stopped first, then closed (as for-await then finally). */
   async return(): Promise<IteratorResult<T[]>> {
     const reading = this.state === 'source';
     this.state = 'over';
-    if (!reading) return DONE;
+    if (!reading) return ITERATION_DONE;
     try {
       await this.iterator?.return?.();
     } finally {
       this.stage.closed();
     }
-    return DONE;
+    return ITERATION_DONE;
   }
 }

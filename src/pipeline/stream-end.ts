@@ -1,3 +1,5 @@
+import { ITERATION_DONE } from '../providers/chunk-batches.js';
+
 // A stream's items passed through unchanged, with a hook for how the stream ended. Hand-written, not
 // an async generator with try/catch/finally around `yield*`: a stream spends its life suspended in
 // its layers, and each generator layer cost a generator object, its frame and promises per read.
@@ -11,8 +13,6 @@ export interface EndHooks {
   /** The consumer stopped early (return() after the first next()). */
   stopped(): void;
 }
-
-const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
 
 /** `items` with exactly one of `hooks` called when the iteration ends (none if it never started). */
 export function withEndHooks<T>(items: AsyncIterable<T>, hooks: EndHooks): AsyncIterableIterator<T> {
@@ -33,7 +33,7 @@ class EndHooked<T> implements AsyncIterableIterator<T> {
   }
 
   async next(): Promise<IteratorResult<T>> {
-    if (this.state === 'over') return DONE;
+    if (this.state === 'over') return ITERATION_DONE;
     this.state = 'running';
     this.source ??= this.items[Symbol.asyncIterator]();
     try {
@@ -41,7 +41,7 @@ class EndHooked<T> implements AsyncIterableIterator<T> {
       if (!result.done) return result;
       this.state = 'over';
       this.hooks.completed();
-      return DONE;
+      return ITERATION_DONE;
     } catch (error) {
       // A throwing `completed` is a failure too, as it was inside the generator's try.
       this.state = 'over';
@@ -53,7 +53,7 @@ class EndHooked<T> implements AsyncIterableIterator<T> {
   async return(): Promise<IteratorResult<T>> {
     if (this.state !== 'running') {
       this.state = 'over';
-      return DONE;
+      return ITERATION_DONE;
     }
     this.state = 'over';
     try {
@@ -62,6 +62,6 @@ class EndHooked<T> implements AsyncIterableIterator<T> {
       throw this.hooks.failed(error);
     }
     this.hooks.stopped();
-    return DONE;
+    return ITERATION_DONE;
   }
 }

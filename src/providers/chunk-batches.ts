@@ -8,6 +8,9 @@ import type { ChatChunk } from '../api/chat-types.js';
 
 const BATCHES = Symbol('chunk batches');
 
+/** The end result of the stream layers' hand-written iterators (reader, settle-on-end, chat stage): one frozen object. */
+export const ITERATION_DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
+
 export interface ChunkBatches extends AsyncIterable<ChatChunk> {
   readonly [BATCHES]: AsyncIterable<ChatChunk[]>;
 }

@@ -4,6 +4,7 @@ import type { Dispatcher } from 'undici';
 import { DEFAULT_MAX_EVENT_BYTES } from '../config/schema.js';
 import { errors } from '../errors.js';
 import type { ProviderSettings, SseEvent } from './types.js';
+import { ITERATION_DONE } from './chunk-batches.js';
 
 // An upstream that sends a long answer in one burst hands us thousands of events in one chunk; the
 // consumer's work per event runs synchronously between them. Every SLICE_CHECK events the reader checks
@@ -40,8 +41,6 @@ export async function* readSse(body: Body, mapError: (error: unknown) => Error, 
 export function readSseBatches<T>(body: Body, mapError: (error: unknown) => Error, map: (event: SseEvent) => T, limits: SseLimits): AsyncIterableIterator<T[]> {
   return new SseBatchReader(body, mapError, map, limits);
 }
-
-const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
 
 // A hand-written iterator, not an async generator: a stream spends its life suspended in this
 // reader, and each generator layer cost a generator object, its frame and promises per read. It
@@ -106,7 +105,7 @@ class SseBatchReader<T> implements AsyncIterableIterator<T[]> {
   }
 
   async next(): Promise<IteratorResult<T[]>> {
-    if (this.state === 'over') return DONE;
+    if (this.state === 'over') return ITERATION_DONE;
     this.state = 'reading';
     try {
       if (this.handedOver) {
@@ -126,7 +125,7 @@ class SseBatchReader<T> implements AsyncIterableIterator<T[]> {
         if (this.sawDone || this.ending) {
           this.finished = true;
           this.close();
-          return DONE;
+          return ITERATION_DONE;
         }
         // After the events this read completed: they reach the consumer first, as before a bad event.
         if (this.overflowed) throw errors.upstreamBadResponse(this.limits.name, `a stream event larger than ${this.maxEventBytes} bytes (providers.${this.limits.name}.maxEventBytes)`);
@@ -153,9 +152,9 @@ class SseBatchReader<T> implements AsyncIterableIterator<T[]> {
   async return(): Promise<IteratorResult<T[]>> {
     // Like a generator: one that never started has nothing to release.
     if (this.state === 'start') this.state = 'over';
-    if (this.state === 'over') return DONE;
+    if (this.state === 'over') return ITERATION_DONE;
     this.close();
-    return DONE;
+    return ITERATION_DONE;
   }
 
   /**
