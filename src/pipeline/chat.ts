@@ -73,8 +73,8 @@ export async function runChat(clientRequest: RawChatRequest, input: ChatCallInpu
   const batches = staged<ChatChunk>(upstream, {
     batch(batch) {
       keeper?.observe(batch);
-      const out: ChatChunk[] = [];
-      for (const chunk of batch) normalizer.push(chunk, out);
+      // The batch itself when nothing in it changed (the usual read): no array per read.
+      const out = normalizer.pushAll(batch);
       observe(out);
       return out;
     },
