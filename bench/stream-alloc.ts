@@ -1,7 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { type Child, log, round, sleep, spawnChild } from './common.js';
 import { tempConfig } from './inproc.js';
-import { manyStreams, streamLoad } from './load.js';
+import { Pool } from 'undici';
+import { streamLoad } from './load.js';
 import { gatewayConfig, modelFor, requestBody, type UpstreamVariant } from './scenario.js';
 import { SHIPPED_NODE_ARGS } from './servers.js';
 
@@ -11,10 +12,10 @@ import { SHIPPED_NODE_ARGS } from './servers.js';
 //   GCs       — scavenges and major GCs per 1,000 streams and their pauses (perf_hooks 'gc'
 //               entries), at the load with no profiler on; the TTFB p99 of that run on the way;
 //   allocated — V8's sampling heap profiler (every 256 bytes) counting every allocation;
-//   held      — --open slow streams (bench/upstream.ts's /slow) waiting for their next event: what
-//               was allocated since they started and is alive (full GCs first) while they are
-//               open, per open stream and site (what a scavenge copies and promotes), and heapUsed
-//               with them open minus after they ended.
+//   held      — --open slow streams (bench/upstream.ts's /slow, BENCH_SLOW_MS=200 unless set)
+//               waiting for their next event: what was allocated since they started and is alive
+//               (full GCs first) once all of them have their first bytes, per open stream and site
+//               (what a scavenge copies and promotes), and heapUsed then minus after they ended.
 // Streams go at --rate per second over --connections (the bench's moderate SSE load by default:
 // paced upstream, 480/s, 32 connections). Builds alternate round by round; figures are per stream,
 // summed over the rounds. Sites are "function file:line" of the top frame (self size).
@@ -22,6 +23,8 @@ import { SHIPPED_NODE_ARGS } from './servers.js';
 //   node --import tsx bench/stream-alloc.ts --gw=<label>=<root> [--gw=...] [--rounds=2]
 //        [--streams=2400] [--rate=480] [--connections=32] [--variant=paced|burst] [--top=20]
 //        [--open=100] [--json=<file>] [--node=<node binary>]
+//        [--held-after=ms] (measure what open streams hold this long after all started: with
+//        BENCH_SLOW_CHUNKS=400 BENCH_SLOW_MS=20, what a long answer holds mid-stream)
 //        [--node-args="--flag ..."] (more node flags for the builds, e.g. --no-turbo-inlining: sites by the
 //        function that allocates rather than the one it was inlined into)
 //
@@ -94,22 +97,42 @@ async function allocated(build: Build, url: string, body: string, streams: numbe
 
 /**
  * What `count` open slow streams hold, waiting for their upstream's next event: objects allocated
- * since they started and alive (after full GCs) while they are open, by site; and heapUsed with
- * them open minus after they ended.
+ * since they started and alive (after full GCs) once every one has its first bytes, by site; and
+ * heapUsed then minus after they ended.
  */
-async function held(build: Build, url: string, body: string, count: number): Promise<void> {
+async function held(build: Build, url: string, body: string, count: number, afterMs: number): Promise<void> {
   await build.child.ask({ type: 'alloc-start', all: false }, 'alloc-started', 60_000);
-  const done = manyStreams(url, body, count);
-  await sleep(600);
-  const open = await build.child.ask<{ sites: Record<string, number>; heapUsed: number }>({ type: 'alloc-stop' }, 'alloc', 60_000);
-  const run = await done;
+  const target = new URL(url);
+  const pool = new Pool(target.origin, { connections: count, pipelining: 1, bodyTimeout: 120_000, headersTimeout: 120_000 });
+  let opened = 0;
+  let allOpen: () => void = () => undefined;
+  const open = new Promise<void>((resolve) => {
+    allOpen = resolve;
+  });
+  const streams = Array.from({ length: count }, async () => {
+    const response = await pool.request({ method: 'POST', path: target.pathname, headers: { 'content-type': 'application/json' }, body });
+    let tail = '';
+    let first = true;
+    for await (const part of response.body) {
+      if (first && ++opened === count) allOpen();
+      first = false;
+      tail = (tail + (part as Buffer).toString('latin1')).slice(-64);
+    }
+    return response.statusCode === 200 && tail.endsWith('data: [DONE]\n\n');
+  });
+  await Promise.race([open, Promise.all(streams)]);
+  if (afterMs > 0) await sleep(afterMs);
+  const during = await build.child.ask<{ sites: Record<string, number>; heapUsed: number }>({ type: 'alloc-stop' }, 'alloc', 60_000);
+  const ended = await Promise.all(streams);
+  await pool.close();
   await sleep(200);
   const idle = await build.child.ask<{ heapUsed: number }>({ type: 'heap' }, 'heap', 60_000);
-  if (run.completed !== count) throw new Error(`${build.label}: ${count - run.completed} slow streams failed`);
-  add(build.held, open.sites);
+  if (opened < count) throw new Error(`${build.label}: streams ended before all ${count} were open: use a slower upstream (BENCH_SLOW_MS)`);
+  if (ended.some((ok) => !ok)) throw new Error(`${build.label}: ${ended.filter((ok) => !ok).length} slow streams failed`);
+  add(build.held, during.sites);
   build.opened += count;
-  build.openKb.push((open.heapUsed - idle.heapUsed) / count / 1024);
-  log(`${build.label} per open stream: heap ${round(build.openKb[build.openKb.length - 1], 2)} KB, sampled alive ${round(total(open.sites) / count / 1024, 2)} KB`);
+  build.openKb.push((during.heapUsed - idle.heapUsed) / count / 1024);
+  log(`${build.label} per open stream: heap ${round(build.openKb[build.openKb.length - 1], 2)} KB, sampled alive ${round(total(during.sites) / count / 1024, 2)} KB`);
 }
 
 async function main(): Promise<void> {
@@ -123,7 +146,9 @@ async function main(): Promise<void> {
   const top = Number(flag('top') ?? 20);
   // Below the gateway's 128 upstream connections per origin: every stream open at once.
   const open = Number(flag('open') ?? 100);
-  const upstream = await spawnChild('upstream.ts', []);
+  const heldAfter = Number(flag('held-after') ?? 0);
+  // Slow streams of 20 events 200 ms apart: all of them open at once even on a busy machine.
+  const upstream = await spawnChild('upstream.ts', [], { env: { BENCH_SLOW_MS: process.env.BENCH_SLOW_MS ?? '200', BENCH_SLOW_CHUNKS: process.env.BENCH_SLOW_CHUNKS ?? '20' } });
   const config = tempConfig('stream-alloc', gatewayConfig(upstream.url, 'warn'));
   const builds: Build[] = [];
   try {
@@ -139,7 +164,7 @@ async function main(): Promise<void> {
         const url = `${build.child.url}/v1/chat/completions`;
         await counted(build, url, body, streams, rate, connections);
         await allocated(build, url, body, streams, rate, connections);
-        if (open > 0) await held(build, url, slowBody, open);
+        if (open > 0) await held(build, url, slowBody, open, heldAfter);
       }
     }
   } finally {
