@@ -45,7 +45,7 @@ export function readSseBatches<T>(body: Body, mapError: (error: unknown) => Erro
 // A hand-written iterator, not an async generator: a stream spends its life suspended in this
 // reader, and each generator layer cost a generator object, its frame and promises per read. It
 // behaves as the generator did, step for step: the body is read as Node's iterator of it read it
-// (readNow, waiting for 'readable' in next itself); after a batch was handed over, the time slice is checked before going on; [DONE] or the body's end
+// (nextRead); after a batch was handed over, the time slice is checked before going on; [DONE] or the body's end
 // dumps the rest of the body (the connection is kept), anything else (an error, the consumer
 // stopping) destroys it.
 class SseBatchReader<T> implements AsyncIterableIterator<T[]> {
@@ -129,13 +129,7 @@ class SseBatchReader<T> implements AsyncIterableIterator<T[]> {
         }
         // After the events this read completed: they reach the consumer first, as before a bad event.
         if (this.overflowed) throw errors.upstreamBadResponse(this.limits.name, `a stream event larger than ${this.maxEventBytes} bytes (providers.${this.limits.name}.maxEventBytes)`);
-        // No async helper for the read: a stream waits here, and each async frame it waits in is
-        // kept (and allocated per read).
-        let read = this.readNow();
-        while (read === undefined) {
-          await new Promise<void>(this.park);
-          read = this.readNow();
-        }
+        const read = await this.nextRead();
         if (read === null) {
           this.ending = true;
           this.finished = true;
@@ -164,25 +158,23 @@ class SseBatchReader<T> implements AsyncIterableIterator<T[]> {
   }
 
   /**
-   * The body's next read (all it has buffered), null at its end, or undefined when next must wait
-   * for 'readable' or the end; throws the body's error. What Node's own iterator of the body did
-   * (read(), then wait for 'readable' or the end), without its generator, its end-of-stream
-   * listeners and their closures per stream: the listeners are shared functions that find this
-   * reader on the body.
+   * The body's next read (all it has buffered), or null at its end; rejects with its error. What
+   * Node's own iterator of the body did (read(), then wait for 'readable' or the end), without its
+   * generator, its end-of-stream listeners and their closures per stream: the listeners are shared
+   * functions that find this reader on the body.
    */
-  private readNow(): Buffer | null | undefined {
+  private async nextRead(): Promise<Buffer | null> {
     if (!this.listening) this.listen();
-    const chunk = this.body.destroyed ? null : (this.body.read() as Buffer | null);
-    if (chunk !== null) return chunk;
-    if (this.outcome === null) return null;
-    if (this.outcome !== undefined) throw this.outcome;
-    return undefined;
+    for (;;) {
+      const chunk = this.body.destroyed ? null : (this.body.read() as Buffer | null);
+      if (chunk !== null) return chunk;
+      if (this.outcome === null) return null;
+      if (this.outcome !== undefined) throw this.outcome;
+      await new Promise<void>((resolve) => {
+        this.waiter = resolve;
+      });
+    }
   }
-
-  /** The wait's executor, made once per reader (not a closure per wait). */
-  private readonly park = (resolve: () => void): void => {
-    this.waiter = resolve;
-  };
 
   private listen(): void {
     this.listening = true;
