@@ -170,8 +170,25 @@ let last: { schema: JsonRecord; compiled: CompiledSchema } | undefined;
 // validator, a few times its schema's text, are counted as twice the text.
 const byText = new LRUCache<string, CompiledSchema & { size: number }>({ max: 2000, maxSize: 16 * 1024 * 1024, sizeCalculation: (entry) => entry.size });
 
+/**
+ * The schemas looked up most recently, as private shapes built from their text, newest first:
+ * every request brings its tools' schemas as new objects, and comparing one with a shape (an
+ * early exit at the first difference, nothing allocated) costs less than serializing it to find
+ * its text. A match means the same JSON text (sameJson), so the same validator.
+ */
+const RECENT_SCHEMAS = 16;
+/** Schemas longer than this (characters of JSON) are not kept for comparison: the ring stays small. */
+const RECENT_SCHEMA_CHARS = 8192;
+const recent: Array<{ shape: JsonShape; compiled: CompiledSchema }> = [];
+
 export function validatorFor(schema: JsonRecord): CompiledSchema {
   if (last?.schema === schema) return last.compiled;
+  for (let i = 0; i < recent.length; i++) {
+    if (sameJson(schema, recent[i].shape)) {
+      last = { schema, compiled: recent[i].compiled };
+      return recent[i].compiled;
+    }
+  }
   const text = JSON.stringify(schema);
   let compiled: CompiledSchema | undefined;
   if (text.length > MAX_SCHEMA_CHARS) {
@@ -185,8 +202,76 @@ export function validatorFor(schema: JsonRecord): CompiledSchema {
       compiled = entry;
     }
   }
+  if (text.length <= RECENT_SCHEMA_CHARS) {
+    recent.unshift({ shape: jsonShape(text), compiled });
+    if (recent.length > RECENT_SCHEMAS) recent.pop();
+  }
   last = { schema, compiled };
   return compiled;
+}
+
+/** A JSON value as sameJson reads it: objects keep their keys in order beside their values. */
+export type JsonShape = string | number | boolean | null | ShapeArray | ShapeObject;
+class ShapeArray {
+  constructor(readonly items: JsonShape[]) {}
+}
+class ShapeObject {
+  constructor(
+    readonly keys: string[],
+    readonly values: JsonShape[],
+  ) {}
+}
+
+/** The shape of a JSON text (as JSON.parse reads it). */
+export function jsonShape(text: string): JsonShape {
+  const build = (value: unknown): JsonShape => {
+    if (Array.isArray(value)) return new ShapeArray(value.map(build));
+    if (typeof value === 'object' && value !== null) {
+      const keys = Object.keys(value);
+      return new ShapeObject(keys, keys.map((key) => build((value as Record<string, unknown>)[key])));
+    }
+    return value as JsonShape;
+  };
+  return build(JSON.parse(text));
+}
+
+/**
+ * Whether `value` serializes to the JSON text `shape` was built from: the same keys in the same
+ * order, the same strings, numbers and literals. Anything JSON.stringify would treat specially
+ * (undefined, functions, toJSON, non-finite numbers, class instances, an inherited key) answers
+ * false, and the caller serializes instead. Walks the nesting with an explicit stack.
+ */
+export function sameJson(value: unknown, shape: JsonShape): boolean {
+  const values: unknown[] = [value];
+  const shapes: JsonShape[] = [shape];
+  while (values.length > 0) {
+    const a = values.pop();
+    const b = shapes.pop() as JsonShape;
+    if (b instanceof ShapeObject) {
+      if (typeof a !== 'object' || a === null || Array.isArray(a)) return false;
+      const prototype: unknown = Object.getPrototypeOf(a);
+      if (prototype !== Object.prototype && prototype !== null) return false;
+      const record = a as Record<string, unknown>;
+      if ('toJSON' in record) return false;
+      let at = 0;
+      for (const key in record) {
+        if (at >= b.keys.length || b.keys[at] !== key) return false;
+        values.push(record[key]);
+        shapes.push(b.values[at]);
+        at++;
+      }
+      if (at !== b.keys.length) return false;
+    } else if (b instanceof ShapeArray) {
+      if (!Array.isArray(a) || a.length !== b.items.length) return false;
+      for (let i = 0; i < a.length; i++) {
+        values.push(a[i]);
+        shapes.push(b.items[i]);
+      }
+    } else if (a !== b) {
+      return false;
+    }
+  }
+  return true;
 }
 
 function compile(schema: JsonRecord): CompiledSchema {
