@@ -242,8 +242,26 @@ export function jsonShape(text: string): JsonShape {
  * false, and the caller serializes instead. Walks the nesting with an explicit stack.
  */
 export function sameJson(value: unknown, shape: JsonShape): boolean {
-  const values: unknown[] = [value];
-  const shapes: JsonShape[] = [shape];
+  // The walk's stacks are reused from call to call (emptied on the way out): nothing allocated.
+  // A getter on the value could call back in: that inner walk gets stacks of its own.
+  if (walking) return walkSame([value], [shape]);
+  walking = true;
+  walkValues.push(value);
+  walkShapes.push(shape);
+  try {
+    return walkSame(walkValues, walkShapes);
+  } finally {
+    walkValues.length = 0;
+    walkShapes.length = 0;
+    walking = false;
+  }
+}
+
+let walking = false;
+const walkValues: unknown[] = [];
+const walkShapes: JsonShape[] = [];
+
+function walkSame(values: unknown[], shapes: JsonShape[]): boolean {
   while (values.length > 0) {
     const a = values.pop();
     const b = shapes.pop() as JsonShape;

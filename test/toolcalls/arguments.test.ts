@@ -224,3 +224,18 @@ t.test('sameJson agrees with comparing JSON texts', async (t) => {
   t.equal(sameJson({ a: 1, b: 2 }, jsonShape('{"b":2,"a":1}')), false);
   t.equal(sameJson({ a: 1, b: 2 }, jsonShape('{"a":1,"b":2}')), true);
 });
+
+t.test('sameJson stays right when a getter on the value compares another value meanwhile', async (t) => {
+  const inner: boolean[] = [];
+  const value = {
+    a: 1,
+    get b() {
+      inner.push(sameJson({ x: [1, 2] }, jsonShape('{"x":[1,2]}')));
+      return 2;
+    },
+    c: 3,
+  };
+  t.equal(sameJson(value, jsonShape('{"a":1,"b":2,"c":4}')), false, 'the outer walk still sees c differ');
+  t.equal(sameJson(value, jsonShape('{"a":1,"b":2,"c":3}')), true);
+  t.same(inner, [true, true]);
+});
