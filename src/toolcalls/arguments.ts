@@ -143,8 +143,11 @@ function repairOrUndefined(text: string): unknown {
   return 'repaired' in outcome ? parseOrUndefined(outcome.repaired) : undefined;
 }
 
+/** An object with at least one own enumerable key (Object.keys(schema).length > 0, without the array). */
 function isSchemaObject(schema: unknown): schema is JsonRecord {
-  return isRecord(schema) && Object.keys(schema).length > 0;
+  if (!isRecord(schema)) return false;
+  for (const key in schema) if (Object.hasOwn(schema, key)) return true;
+  return false;
 }
 
 // ---- validation -------------------------------------------------------------------------------

@@ -239,3 +239,23 @@ t.test('sameJson stays right when a getter on the value compares another value m
   t.equal(sameJson(value, jsonShape('{"a":1,"b":2,"c":3}')), true);
   t.same(inner, [true, true]);
 });
+
+t.test('checking arguments against a known schema builds no key arrays', async (t) => {
+  const tool = { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] };
+  t.same(fixArguments('{"q":"x"}', structuredClone(tool)).errors, []);
+  const keys = Object.keys;
+  let calls = 0;
+  Object.keys = ((object: object) => {
+    calls++;
+    return keys(object);
+  }) as typeof Object.keys;
+  let result;
+  try {
+    result = fixArguments('{"q":"y"}', structuredClone(tool));
+  } finally {
+    Object.keys = keys;
+  }
+  t.same(result.errors, []);
+  t.equal(calls, 0);
+  t.equal(fixArguments('{"q":1}', {}).errors.length, 0, 'an empty schema is no schema');
+});
