@@ -91,8 +91,17 @@ function unscopedTaskKey(input: TaskKeyInput): string {
   const system = input.messages.find((m) => m.role === 'system' || m.role === 'developer');
   const firstUser = input.messages.find((m) => m.role === 'user');
   if (!system && !firstUser) return `once:${randomUUID()}`;
-  return `fp:${fingerprintDigest(`${contentText(system)}\u0000${contentText(firstUser)}`)}`;
+  const systemText = contentText(system);
+  const userText = contentText(firstUser);
+  // The last pair's key: the next turn of the same run compares two strings, no text joined and hashed.
+  const last = lastFingerprint;
+  if (last !== undefined && last.system === systemText && last.user === userText) return last.key;
+  const key = `fp:${fingerprintDigest(`${systemText}\u0000${userText}`)}`;
+  lastFingerprint = systemText.length + userText.length <= MAX_MEMO_TEXT ? { system: systemText, user: userText, key } : undefined;
+  return key;
 }
+
+let lastFingerprint: { system: string; user: string; key: string } | undefined;
 
 export interface TaskTrackerOptions {
   idleMs: number;

@@ -169,3 +169,32 @@ t.test('TaskTracker ends the same tasks, in the same order, as a plain re-insert
   );
   t.pass('same ends and counts over 2,000 generated sequences');
 });
+
+// The next turn of a run sends the same system prompt and first user message (new strings): the
+// last pair's key is found by comparing them, without joining the texts and hashing the join.
+t.test('the same system prompt and first message again: the last key, no memo lookup', async (t) => {
+  const { LRUCache } = await import('lru-cache');
+  const turn = (extra: number) => [
+    { role: 'system', content: `You are a helpful assistant ${'.'.repeat(3)}` },
+    { role: 'user', content: ['Weather', 'in', 'Paris?'].join(' ') },
+    ...Array.from({ length: extra }, () => ({ role: 'assistant', content: 'ok' })),
+  ];
+  const first = taskKeyFor({ messages: turn(0) });
+  const get = LRUCache.prototype.get;
+  let gets = 0;
+  LRUCache.prototype.get = function (this: InstanceType<typeof LRUCache>, ...args: Parameters<typeof get>) {
+    gets++;
+    return get.apply(this, args);
+  } as typeof get;
+  let again: string;
+  try {
+    again = taskKeyFor({ messages: turn(3) });
+  } finally {
+    LRUCache.prototype.get = get;
+  }
+  t.equal(again, first);
+  t.equal(gets, 0);
+  t.not(taskKeyFor({ messages: [{ role: 'system', content: 'other' }, { role: 'user', content: 'Weather in Paris?' }] }), first);
+  t.equal(taskKeyFor({ messages: turn(1) }), first, 'and back');
+  t.equal(taskKeyFor({ messages: turn(1), scope: 'k1' }), `k1/${first}`, 'scoped as before');
+});
