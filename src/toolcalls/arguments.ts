@@ -2,6 +2,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { LRUCache } from 'lru-cache';
 import { isRecord } from '../is-record.js';
 import { bracketDepth, repairJsonBounded, valueDepth } from '../repair/bounded-json.js';
+import { jsonShape, sameJson, type JsonShape } from './json-shape.js';
 import { linearFormats, linearRegExp, unsupportedPatterns } from './linear-regexp.js';
 
 // Tool-call arguments always leave the gateway as the text of a JSON object. What models send
@@ -211,88 +212,6 @@ export function validatorFor(schema: JsonRecord): CompiledSchema {
   }
   last = { schema, compiled };
   return compiled;
-}
-
-/** A JSON value as sameJson reads it: objects keep their keys in order beside their values. */
-export type JsonShape = string | number | boolean | null | ShapeArray | ShapeObject;
-class ShapeArray {
-  constructor(readonly items: JsonShape[]) {}
-}
-class ShapeObject {
-  constructor(
-    readonly keys: string[],
-    readonly values: JsonShape[],
-  ) {}
-}
-
-/** The shape of a JSON text (as JSON.parse reads it). */
-export function jsonShape(text: string): JsonShape {
-  const build = (value: unknown): JsonShape => {
-    if (Array.isArray(value)) return new ShapeArray(value.map(build));
-    if (typeof value === 'object' && value !== null) {
-      const keys = Object.keys(value);
-      return new ShapeObject(keys, keys.map((key) => build((value as Record<string, unknown>)[key])));
-    }
-    return value as JsonShape;
-  };
-  return build(JSON.parse(text));
-}
-
-/**
- * Whether `value` serializes to the JSON text `shape` was built from: the same keys in the same
- * order, the same strings, numbers and literals. Anything JSON.stringify would treat specially
- * (undefined, functions, toJSON, non-finite numbers, class instances, an inherited key) answers
- * false, and the caller serializes instead. Walks the nesting with an explicit stack.
- */
-export function sameJson(value: unknown, shape: JsonShape): boolean {
-  // The walk's stacks are reused from call to call (emptied on the way out): nothing allocated.
-  // A getter on the value could call back in: that inner walk gets stacks of its own.
-  if (walking) return walkSame([value], [shape]);
-  walking = true;
-  walkValues.push(value);
-  walkShapes.push(shape);
-  try {
-    return walkSame(walkValues, walkShapes);
-  } finally {
-    walkValues.length = 0;
-    walkShapes.length = 0;
-    walking = false;
-  }
-}
-
-let walking = false;
-const walkValues: unknown[] = [];
-const walkShapes: JsonShape[] = [];
-
-function walkSame(values: unknown[], shapes: JsonShape[]): boolean {
-  while (values.length > 0) {
-    const a = values.pop();
-    const b = shapes.pop() as JsonShape;
-    if (b instanceof ShapeObject) {
-      if (typeof a !== 'object' || a === null || Array.isArray(a)) return false;
-      const prototype: unknown = Object.getPrototypeOf(a);
-      if (prototype !== Object.prototype && prototype !== null) return false;
-      const record = a as Record<string, unknown>;
-      if ('toJSON' in record) return false;
-      let at = 0;
-      for (const key in record) {
-        if (at >= b.keys.length || b.keys[at] !== key) return false;
-        values.push(record[key]);
-        shapes.push(b.values[at]);
-        at++;
-      }
-      if (at !== b.keys.length) return false;
-    } else if (b instanceof ShapeArray) {
-      if (!Array.isArray(a) || a.length !== b.items.length) return false;
-      for (let i = 0; i < a.length; i++) {
-        values.push(a[i]);
-        shapes.push(b.items[i]);
-      }
-    } else if (a !== b) {
-      return false;
-    }
-  }
-  return true;
 }
 
 function compile(schema: JsonRecord): CompiledSchema {

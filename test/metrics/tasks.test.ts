@@ -175,9 +175,9 @@ t.test('TaskTracker ends the same tasks, in the same order, as a plain re-insert
 t.test('the same system prompt and first message again: the last key, no memo lookup', async (t) => {
   const { LRUCache } = await import('lru-cache');
   const turn = (extra: number) => [
-    { role: 'system', content: `You are a helpful assistant ${'.'.repeat(3)}` },
-    { role: 'user', content: ['Weather', 'in', 'Paris?'].join(' ') },
-    ...Array.from({ length: extra }, () => ({ role: 'assistant', content: 'ok' })),
+    { role: 'system' as const, content: `You are a helpful assistant ${'.'.repeat(3)}` },
+    { role: 'user' as const, content: ['Weather', 'in', 'Paris?'].join(' ') },
+    ...Array.from({ length: extra }, () => ({ role: 'assistant' as const, content: 'ok' })),
   ];
   const first = taskKeyFor({ messages: turn(0) });
   const get = LRUCache.prototype.get;
@@ -194,7 +194,7 @@ t.test('the same system prompt and first message again: the last key, no memo lo
   }
   t.equal(again, first);
   t.equal(gets, 0);
-  t.not(taskKeyFor({ messages: [{ role: 'system', content: 'other' }, { role: 'user', content: 'Weather in Paris?' }] }), first);
+  t.not(taskKeyFor({ messages: [{ role: 'system' as const, content: 'other' }, { role: 'user' as const, content: 'Weather in Paris?' }] }), first);
   t.equal(taskKeyFor({ messages: turn(1) }), first, 'and back');
   t.equal(taskKeyFor({ messages: turn(1), scope: 'k1' }), `k1/${first}`, 'scoped as before');
 });
