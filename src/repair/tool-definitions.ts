@@ -143,8 +143,9 @@ function normalize(request: RawChatRequest): Normalized {
     }
     out.push(converted.tool);
   };
-  if (Array.isArray(rawTools)) for (let i = 0; i < rawTools.length; i++) add(rawTools[i], 'tools', i);
-  if (Array.isArray(rawFunctions)) for (let i = 0; i < rawFunctions.length; i++) add(rawFunctions[i], 'functions', i);
+  // As forEach walked them: holes of a sparse array (never in parsed JSON) are skipped.
+  if (Array.isArray(rawTools)) for (let i = 0; i < rawTools.length; i++) if (i in rawTools) add(rawTools[i], 'tools', i);
+  if (Array.isArray(rawFunctions)) for (let i = 0; i < rawFunctions.length; i++) if (i in rawFunctions) add(rawFunctions[i], 'functions', i);
   if (Array.isArray(rawTools) && rawTools.length === 0 && rawFunctions === undefined) changed = true;
   if (!changed) return { request, findings: [], tools: declared };
 
