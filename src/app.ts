@@ -1,4 +1,5 @@
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
+import type { ServerResponse } from 'node:http';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { registerBodyValidation } from './api/validated-body.js';
 import { createAuth } from './auth/index.js';
@@ -33,6 +34,10 @@ import { registerInspectorPage } from './routes/inspector-page.js';
 import { createState } from './state/index.js';
 import { startTracing } from './tracing/index.js';
 import { registerTracing } from './tracing/plugin.js';
+
+/** What the access-log listener reads of a response: its request and when it started. */
+const ACCESS = Symbol('toolgate.access');
+type WithAccess = { [ACCESS]?: { request: FastifyRequest; started: number } };
 
 export interface BuildOptions {
   logger: Logger;
@@ -124,40 +129,48 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions): Pro
   keepJournal(app, inspector !== undefined);
   if (tracing) registerTracing(app, tracing); // first hook: a SERVER span even for requests the guards refuse
 
+  // One log line per request, written when the response is done (JSON or SSE, even hijacked). One
+  // listener function for every response (what it needs rides on the response under a symbol), not
+  // a closure and a once-wrapper per request.
+  function onResponseClose(this: ServerResponse & WithAccess): void {
+    const access = this[ACCESS];
+    if (access === undefined) return;
+    this[ACCESS] = undefined;
+    const { request, started } = access;
+    const info = peekRequestInfo(request);
+    const latencyMs = Math.round((performance.now() - started) * 10) / 10;
+    const status = this.statusCode;
+    const aborted = !this.writableFinished;
+    gateway.metrics.observeRequest({
+      endpoint: info?.endpoint ?? endpointOf(request),
+      status,
+      durationSeconds: latencyMs / 1000,
+      upstreamSeconds: info?.llmCalls ? info.upstreamSeconds : undefined,
+    });
+    if (info && inspector && isPipelineRoute(request)) {
+      inspector.record(info, { id: request.id, method: request.method, path: request.url.split('?')[0], status, aborted, latencyMs });
+    }
+    if (!options.logger.isLevelEnabled('info')) return;
+    // request.log already binds reqId: written once.
+    request.log.info(
+      {
+        method: request.method,
+        url: request.url,
+        status,
+        latencyMs,
+        ...(aborted ? { clientAborted: true } : {}),
+        ...info?.logFields(),
+      },
+      'request',
+    );
+  }
+
   // Callback-style hooks (here and in auth/guard.ts): an async hook costs a promise per request.
   app.addHook('onRequest', (request, reply, done) => {
     // On the raw response too: SSE replies write their head themselves (http/sse.ts).
     reply.raw.setHeader('x-request-id', request.id);
-    const started = performance.now();
-    // One log line per request, written when the response is done (JSON or SSE, even hijacked).
-    reply.raw.once('close', () => {
-      const info = peekRequestInfo(request);
-      const latencyMs = Math.round((performance.now() - started) * 10) / 10;
-      const status = reply.raw.statusCode;
-      const aborted = !reply.raw.writableFinished;
-      gateway.metrics.observeRequest({
-        endpoint: info?.endpoint ?? endpointOf(request),
-        status,
-        durationSeconds: latencyMs / 1000,
-        upstreamSeconds: info?.llmCalls ? info.upstreamSeconds : undefined,
-      });
-      if (info && inspector && isPipelineRoute(request)) {
-        inspector.record(info, { id: request.id, method: request.method, path: request.url.split('?')[0], status, aborted, latencyMs });
-      }
-      if (!options.logger.isLevelEnabled('info')) return;
-      // request.log already binds reqId: written once.
-      request.log.info(
-        {
-          method: request.method,
-          url: request.url,
-          status,
-          latencyMs,
-          ...(aborted ? { clientAborted: true } : {}),
-          ...info?.logFields(),
-        },
-        'request',
-      );
-    });
+    (reply.raw as ServerResponse & WithAccess)[ACCESS] = { request, started: performance.now() };
+    reply.raw.on('close', onResponseClose);
     done();
   });
 

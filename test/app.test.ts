@@ -26,3 +26,26 @@ t.test('an injected request is counted and logged once', async (t) => {
   t.equal((await counted()) - before, 2, 'one count per request');
   t.equal(accessLines() - logged, 2, 'one access line per request');
 });
+
+// The access-log listener and the client-disconnect listener are one function each for every
+// response (what they need rides on the response), not two closures and once-wrappers per request.
+t.test('every response shares the same close listeners', async (t) => {
+  const responses: import('node:http').ServerResponse[] = [];
+  const capture = (_request: unknown, response: import('node:http').ServerResponse): void => {
+    responses.push(response);
+  };
+  gw.app.server.on('request', capture);
+  try {
+    for (let i = 0; i < 2; i++) {
+      const answer = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      t.equal(answer.status, 200);
+      await answer.text();
+    }
+  } finally {
+    gw.app.server.off('request', capture);
+  }
+  await new Promise((resolve) => setImmediate(resolve));
+  const [first, second] = responses.map((response) => response.listeners('close'));
+  const ours = first.filter((listener) => second.includes(listener));
+  t.ok(ours.length >= 2, 'the access-log and client-abort listeners are the same functions on both responses');
+});

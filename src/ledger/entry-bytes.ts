@@ -13,7 +13,16 @@ const WALK_DEPTH = 16;
 
 /** approxBytes(value), the same number. */
 export function entryBytes(value: unknown): number {
+  inherited = hasEnumerableKeys(Object.prototype);
   return bytesOf(value, 0);
+}
+
+/** Whether Object.prototype has enumerable keys, which for-in would walk too (read per call). */
+let inherited = false;
+
+function hasEnumerableKeys(object: object): boolean {
+  for (const _key in object) return true;
+  return false;
 }
 
 function bytesOf(value: unknown, depth: number): number {
@@ -26,10 +35,12 @@ function bytesOf(value: unknown, depth: number): number {
     return total;
   }
   let total = OBJECT_BYTES;
-  const keys = Object.keys(value);
-  for (let i = 0; i < keys.length; i++) {
-    const key = keys[i];
-    total += SLOT_BYTES + key.length + bytesOf((value as Record<string, unknown>)[key], depth + 1);
+  // for-in, not Object.keys: no array of keys per object. Own keys only, as approxBytes counts.
+  const record = value as Record<string, unknown>;
+  const plain = !inherited && Object.getPrototypeOf(record) === Object.prototype;
+  for (const key in record) {
+    if (!plain && !Object.hasOwn(record, key)) continue;
+    total += SLOT_BYTES + key.length + bytesOf(record[key], depth + 1);
   }
   return total;
 }

@@ -3,7 +3,7 @@ import { EntryCap, stringBytes, type StoreStats } from '../state/budget.js';
 import { entryBytes } from './entry-bytes.js';
 import { ANONYMOUS_SCOPE, scopedKey } from '../state/scope.js';
 import type { ToolCall } from '../api/chat-types.js';
-import type { CallLedger, LedgerEntry, LedgerQuery, LedgerSnapshot } from './types.js';
+import { EMPTY_SNAPSHOT, type CallLedger, type LedgerEntry, type LedgerQuery, type LedgerSnapshot } from './types.js';
 
 export const DEFAULT_LEDGER_MAX_BYTES = 16 * 1024 * 1024;
 export const DEFAULT_LEDGER_MAX_ENTRY_BYTES = 1024 * 1024;
@@ -106,18 +106,20 @@ class LedgerMemory {
     while (this.entries.size > this.maxEntries) this.entries.pop();
   }
 
+  /** What the ledger knows of the query; a miss (most requests) is the shared EMPTY_SNAPSHOT, no maps built. */
   lookup(query: LedgerQuery, scope: string): LedgerSnapshot {
-    const byCallId = new Map<string, LedgerEntry>();
-    const byPrefix = new Map<string, LedgerEntry>();
+    let byCallId: Map<string, LedgerEntry> | undefined;
+    let byPrefix: Map<string, LedgerEntry> | undefined;
     for (const callId of query.callIds) {
       const entry = this.entryAt(this.byCallId.get(scopedKey(scope, callId)));
-      if (entry) byCallId.set(callId, entry);
+      if (entry) (byCallId ??= new Map()).set(callId, entry);
     }
     for (const fingerprint of query.prefixFingerprints) {
       const entry = this.entryAt(this.byPrefix.get(scopedKey(scope, fingerprint)));
-      if (entry) byPrefix.set(fingerprint, entry);
+      if (entry) (byPrefix ??= new Map()).set(fingerprint, entry);
     }
-    return { byCallId, byPrefix };
+    if (byCallId === undefined && byPrefix === undefined) return EMPTY_SNAPSHOT;
+    return { byCallId: byCallId ?? EMPTY_SNAPSHOT.byCallId, byPrefix: byPrefix ?? EMPTY_SNAPSHOT.byPrefix };
   }
 
   stats(): StoreStats {

@@ -91,8 +91,17 @@ function unscopedTaskKey(input: TaskKeyInput): string {
   const system = input.messages.find((m) => m.role === 'system' || m.role === 'developer');
   const firstUser = input.messages.find((m) => m.role === 'user');
   if (!system && !firstUser) return `once:${randomUUID()}`;
-  return `fp:${fingerprintDigest(`${contentText(system)}\u0000${contentText(firstUser)}`)}`;
+  const systemText = contentText(system);
+  const userText = contentText(firstUser);
+  // The last pair's key: the next turn of the same run compares two strings, no text joined and hashed.
+  const last = lastFingerprint;
+  if (last !== undefined && last.system === systemText && last.user === userText) return last.key;
+  const key = `fp:${fingerprintDigest(`${systemText}\u0000${userText}`)}`;
+  lastFingerprint = systemText.length + userText.length <= MAX_MEMO_TEXT ? { system: systemText, user: userText, key } : undefined;
+  return key;
 }
+
+let lastFingerprint: { system: string; user: string; key: string } | undefined;
 
 export interface TaskTrackerOptions {
   idleMs: number;
@@ -112,6 +121,8 @@ interface Task {
  */
 export class TaskTracker {
   private readonly tasks = new Map<string, Task>();
+  /** The key inserted last (the Map's last entry), while it is in the Map. */
+  private newest: string | undefined;
   private readonly now: () => number;
   private timer: NodeJS.Timeout | undefined;
 
@@ -128,14 +139,20 @@ export class TaskTracker {
     const now = this.now();
     const task = this.tasks.get(key);
     if (task) {
-      this.tasks.delete(key); // re-insert: Map order stays least recently active first
+      // Re-insert: Map order stays least recently active first. The most recent task is already
+      // last: a delete + set would only leave a hole in the Map's table (rehashed as holes pile up).
+      if (key !== this.newest) {
+        this.tasks.delete(key);
+        this.tasks.set(key, task);
+        this.newest = key;
+      }
       task.calls += calls;
       task.lastCall = now;
-      this.tasks.set(key, task);
       return task.calls;
     }
     if (this.tasks.size >= this.options.maxTasks) this.evictOldest();
     this.tasks.set(key, { calls, lastCall: now });
+    this.newest = key;
     this.startSweeper();
     return calls;
   }
@@ -143,7 +160,7 @@ export class TaskTracker {
   end(key: string): void {
     const task = this.tasks.get(key);
     if (!task) return;
-    this.tasks.delete(key);
+    this.remove(key);
     this.options.onEnd(task.calls, 'final');
   }
 
@@ -151,7 +168,7 @@ export class TaskTracker {
   sweep(now = this.now()): void {
     for (const [key, task] of this.tasks) {
       if (now - task.lastCall < this.options.idleMs) break;
-      this.tasks.delete(key);
+      this.remove(key);
       this.options.onEnd(task.calls, 'idle');
     }
     if (this.tasks.size === 0) this.stopSweeper();
@@ -165,8 +182,13 @@ export class TaskTracker {
     const oldest = this.tasks.entries().next();
     if (oldest.done) return;
     const [key, task] = oldest.value;
-    this.tasks.delete(key);
+    this.remove(key);
     this.options.onEnd(task.calls, 'evicted');
+  }
+
+  private remove(key: string): void {
+    this.tasks.delete(key);
+    if (key === this.newest) this.newest = undefined;
   }
 
   private startSweeper(): void {

@@ -56,7 +56,9 @@ export class ToolSupportMemory {
 
   /** Whether `modelKey` (`provider/upstream model`) is served in prompt mode now. */
   inPromptMode(modelKey: string): boolean {
-    return this.downgraded?.get(modelKey) === true;
+    // Almost always empty: no lookup (and no recency update) for every request then.
+    const downgraded = this.downgraded;
+    return downgraded !== undefined && downgraded.size > 0 && downgraded.get(modelKey) === true;
   }
 
   /** Remembers a model that refused tools; false when downgrades are disabled. */

@@ -1,4 +1,5 @@
-import { Pool, errors as undiciErrors, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { Pool, undiciErrors } from './undici-parts.js';
 import { errors, GatewayError } from '../errors.js';
 import type { AbortSignalLike } from '../client-abort.js';
 import type { ProviderCallContext, ProviderSettings } from './types.js';

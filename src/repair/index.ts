@@ -174,6 +174,7 @@ export function strictVerdictOf(original: object, repaired: { request: object; f
 
 /** `kind=count,...` for the x-toolgate-repairs header, in FINDING_KIND_LIST order; undefined when nothing was repaired. */
 export function summarizeFindings(findings: readonly Finding[]): string | undefined {
+  if (findings.length === 0) return undefined; // a valid history: no filter, no count map
   return summarize(findings.filter((finding) => finding.advisory !== true));
 }
 
@@ -183,6 +184,7 @@ export function summarizeFindings(findings: readonly Finding[]): string | undefi
  * result match), so the client learns its history is being corrupted. Undefined when none.
  */
 export function summarizeWarnings(findings: readonly Finding[]): string | undefined {
+  if (findings.length === 0) return undefined;
   return summarize(findings.filter((finding) => finding.advisory === true));
 }
 

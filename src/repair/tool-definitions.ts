@@ -49,27 +49,30 @@ function wrap(raw: Record<string, unknown>, parameters: unknown): ToolDefinition
   return { type: 'function', function: fn };
 }
 
-function convertTool(raw: unknown, param: string): Converted {
+function convertTool(raw: unknown, list: 'tools' | 'functions', index: number): Converted {
   if (!isRecord(raw)) {
+    const param = paramOf(list, index);
     throw errors.invalidRequest(`Invalid tool at ${param}: expected an object, got ${JSON.stringify(raw) ?? 'undefined'}.`, param);
   }
   const type = raw.type;
   if (type === 'function' && isRecord(raw.function)) {
     if (!nonEmptyString(raw.function.name)) {
+      const param = paramOf(list, index);
       throw errors.invalidRequest(`Invalid tool at ${param}: function.name is missing.`, `${param}.function.name`);
     }
-    checkDeclared(raw.function.name, raw.function.parameters, `${param}.function`);
+    checkDeclared(raw.function.name, raw.function.parameters, list, index, '.function');
     return { tool: raw, name: raw.function.name, note: null };
   }
   const functionLike = type === undefined || type === 'function' || type === 'ai_function' || 'input_model' in raw;
   if (!functionLike) return { tool: raw, name: null, note: null };
+  const param = paramOf(list, index);
   if (!nonEmptyString(raw.name)) {
     throw errors.invalidRequest(
       `Invalid tool at ${param}: no function name (looked for function.name and name).`,
       `${param}.function.name`,
     );
   }
-  checkDeclared(raw.name, raw.parameters ?? raw.input_schema, param);
+  checkDeclared(raw.name, raw.parameters ?? raw.input_schema, list, index, '');
   if ('input_model' in raw && !isRecord(raw.parameters)) {
     const { schema, usable } = schemaFromModel(raw.input_model);
     const how = usable ? 'input_model used as parameters' : 'input_model is not a JSON schema, parameters left open';
@@ -81,9 +84,10 @@ function convertTool(raw: unknown, param: string): Converted {
 }
 
 /** The 400s no repair can avoid: the upstream would refuse the request, or misread the tool. */
-function checkDeclared(name: string, parameters: unknown, param: string): void {
-  if (name.length > MAX_TOOL_NAME_LENGTH) throw errors.toolNameTooLong(`${param}.name`, name.length, MAX_TOOL_NAME_LENGTH);
+function checkDeclared(name: string, parameters: unknown, list: 'tools' | 'functions', index: number, within: string): void {
+  if (name.length > MAX_TOOL_NAME_LENGTH) throw errors.toolNameTooLong(`${paramOf(list, index)}${within}.name`, name.length, MAX_TOOL_NAME_LENGTH);
   if (parameters !== undefined && parameters !== null && !isRecord(parameters)) {
+    const param = `${paramOf(list, index)}${within}`;
     const got = Array.isArray(parameters) ? 'an array' : `${typeof parameters} ${clipJson(parameters)}`;
     throw errors.invalidToolParameters(`${param}.parameters`, got);
   }
@@ -106,6 +110,11 @@ interface Normalized {
   tools: ToolDefinition[];
 }
 
+/** `tools[i]` / `functions[i]`: built only for an error or a note, not for every tool of every request. */
+function paramOf(list: 'tools' | 'functions', index: number): string {
+  return `${list}[${index}]`;
+}
+
 function normalize(request: RawChatRequest): Normalized {
   const rawTools: unknown = request.tools;
   const rawFunctions: unknown = request.functions;
@@ -117,27 +126,26 @@ function normalize(request: RawChatRequest): Normalized {
   }
 
   const findings: Finding[] = [];
-  const inputs: Array<{ raw: unknown; param: string }> = [];
-  if (Array.isArray(rawTools)) rawTools.forEach((raw, i) => inputs.push({ raw, param: `tools[${i}]` }));
-  if (Array.isArray(rawFunctions)) rawFunctions.forEach((raw, i) => inputs.push({ raw, param: `functions[${i}]` }));
-
   const seen = new Set<string>();
   const out: unknown[] = [];
   const declared: ToolDefinition[] = [];
   let changed = rawFunctions !== undefined || hasLegacyChoice || flatChoice;
-  for (const { raw, param } of inputs) {
-    const converted = convertTool(raw, param);
+  const add = (raw: unknown, list: 'tools' | 'functions', index: number): void => {
+    const converted = convertTool(raw, list, index);
     if (converted.name !== null) {
-      if (seen.has(converted.name)) throw errors.duplicateToolName(converted.name, param);
+      if (seen.has(converted.name)) throw errors.duplicateToolName(converted.name, paramOf(list, index));
       seen.add(converted.name);
       declared.push(converted.tool as ToolDefinition);
     }
     if (converted.note !== null) {
       changed = true;
-      findings.push(finding('tool_definition_converted', -1, `${param}: ${converted.note}`));
+      findings.push(finding('tool_definition_converted', -1, `${paramOf(list, index)}: ${converted.note}`));
     }
     out.push(converted.tool);
-  }
+  };
+  // As forEach walked them: holes of a sparse array (never in parsed JSON) are skipped.
+  if (Array.isArray(rawTools)) for (let i = 0; i < rawTools.length; i++) if (i in rawTools) add(rawTools[i], 'tools', i);
+  if (Array.isArray(rawFunctions)) for (let i = 0; i < rawFunctions.length; i++) if (i in rawFunctions) add(rawFunctions[i], 'functions', i);
   if (Array.isArray(rawTools) && rawTools.length === 0 && rawFunctions === undefined) changed = true;
   if (!changed) return { request, findings: [], tools: declared };
 
@@ -168,11 +176,30 @@ function normalize(request: RawChatRequest): Normalized {
   return { request: next, findings, tools: declared };
 }
 
+// The pass and the declared-tools lookup read the same request object (the client's, before any
+// other pass copied it): its normalization is kept on it under a non-enumerable symbol, so it runs
+// once per request, not once for each. Requests are never mutated, only copied; a copy has none.
+const NORMALIZED = Symbol('normalized tools');
+const normalizedSlot: PropertyDescriptor = { value: undefined, configurable: true };
+
+function normalizeOnce(request: RawChatRequest): Normalized {
+  const known = (request as { [NORMALIZED]?: Normalized })[NORMALIZED];
+  if (known !== undefined) return known;
+  const normalized = normalize(request);
+  if (Object.isExtensible(request)) {
+    normalizedSlot.value = normalized;
+    Object.defineProperty(request, NORMALIZED, normalizedSlot);
+    normalizedSlot.value = undefined;
+  }
+  return normalized;
+}
+
 export const toolDefinitionsPass: RepairPass = {
   name: 'tool-definitions',
   run(request) {
-    const { request: next, findings } = normalize(request);
-    return { request: next, findings };
+    const { request: next, findings } = normalizeOnce(request);
+    // The findings array is the pass's own each time: the kept normalization stays as it was.
+    return { request: next, findings: findings.length === 0 ? [] : [...findings] };
   },
 };
 
@@ -182,6 +209,6 @@ export const toolDefinitionsPass: RepairPass = {
  */
 export function declaredToolsOf(request: RawChatRequest): Map<string, ToolDefinition> {
   const map = new Map<string, ToolDefinition>();
-  for (const tool of normalize(request).tools) map.set(tool.function.name, tool);
+  for (const tool of normalizeOnce(request).tools) map.set(tool.function.name, tool);
   return map;
 }

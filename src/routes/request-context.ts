@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ClientAbort, type AbortSignalLike } from '../client-abort.js';
 import { classifyFailure, logFailure } from '../resilience/index.js';
@@ -56,14 +57,24 @@ export function peekRequestInfo(request: FastifyRequest): RequestInfo | undefine
 /** Aborted when the client disconnects before the response finished: cancels upstream work. */
 export function clientAbortSignal(reply: FastifyReply): ClientAbort {
   const abort = new ClientAbort();
-  reply.raw.once('close', () => {
-    if (reply.raw.writableFinished) return;
-    abort.abort();
-    // A keep-alive socket the client half-closed would otherwise hold app.close() for the
-    // whole keep-alive timeout.
-    reply.raw.socket?.destroy();
-  });
+  (reply.raw as ServerResponse & WithAbort)[ABORT] = abort;
+  reply.raw.on('close', onClientClose);
   return abort;
+}
+
+const ABORT = Symbol('toolgate.clientAbort');
+type WithAbort = { [ABORT]?: ClientAbort };
+
+/** One listener function for every response (its signal rides on the response), not a closure per request. */
+function onClientClose(this: ServerResponse & WithAbort): void {
+  const abort = this[ABORT];
+  if (abort === undefined) return;
+  this[ABORT] = undefined;
+  if (this.writableFinished) return;
+  abort.abort();
+  // A keep-alive socket the client half-closed would otherwise hold app.close() for the
+  // whole keep-alive timeout.
+  this.socket?.destroy();
 }
 
 /** A stream that failed after it started: logged at the failure table's level; a client that left is no error. */

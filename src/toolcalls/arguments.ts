@@ -2,6 +2,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { LRUCache } from 'lru-cache';
 import { isRecord } from '../is-record.js';
 import { bracketDepth, repairJsonBounded, valueDepth } from '../repair/bounded-json.js';
+import { jsonShape, sameJson, type JsonShape } from './json-shape.js';
 import { linearFormats, linearRegExp, unsupportedPatterns } from './linear-regexp.js';
 
 // Tool-call arguments always leave the gateway as the text of a JSON object. What models send
@@ -143,8 +144,11 @@ function repairOrUndefined(text: string): unknown {
   return 'repaired' in outcome ? parseOrUndefined(outcome.repaired) : undefined;
 }
 
+/** An object with at least one own enumerable key (Object.keys(schema).length > 0, without the array). */
 function isSchemaObject(schema: unknown): schema is JsonRecord {
-  return isRecord(schema) && Object.keys(schema).length > 0;
+  if (!isRecord(schema)) return false;
+  for (const key in schema) if (Object.hasOwn(schema, key)) return true;
+  return false;
 }
 
 // ---- validation -------------------------------------------------------------------------------
@@ -170,8 +174,25 @@ let last: { schema: JsonRecord; compiled: CompiledSchema } | undefined;
 // validator, a few times its schema's text, are counted as twice the text.
 const byText = new LRUCache<string, CompiledSchema & { size: number }>({ max: 2000, maxSize: 16 * 1024 * 1024, sizeCalculation: (entry) => entry.size });
 
+/**
+ * The schemas looked up most recently, as private shapes built from their text, newest first:
+ * every request brings its tools' schemas as new objects, and comparing one with a shape (an
+ * early exit at the first difference, nothing allocated) costs less than serializing it to find
+ * its text. A match means the same JSON text (sameJson), so the same validator.
+ */
+const RECENT_SCHEMAS = 16;
+/** Schemas longer than this (characters of JSON) are not kept for comparison: the ring stays small. */
+const RECENT_SCHEMA_CHARS = 8192;
+const recent: Array<{ shape: JsonShape; compiled: CompiledSchema }> = [];
+
 export function validatorFor(schema: JsonRecord): CompiledSchema {
   if (last?.schema === schema) return last.compiled;
+  for (let i = 0; i < recent.length; i++) {
+    if (sameJson(schema, recent[i].shape)) {
+      last = { schema, compiled: recent[i].compiled };
+      return recent[i].compiled;
+    }
+  }
   const text = JSON.stringify(schema);
   let compiled: CompiledSchema | undefined;
   if (text.length > MAX_SCHEMA_CHARS) {
@@ -184,6 +205,10 @@ export function validatorFor(schema: JsonRecord): CompiledSchema {
       byText.set(text, entry);
       compiled = entry;
     }
+  }
+  if (text.length <= RECENT_SCHEMA_CHARS) {
+    recent.unshift({ shape: jsonShape(text), compiled });
+    if (recent.length > RECENT_SCHEMAS) recent.pop();
   }
   last = { schema, compiled };
   return compiled;

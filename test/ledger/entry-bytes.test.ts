@@ -77,3 +77,35 @@ t.test('nesting deeper than the walk goes to approxBytes: same number, no stack 
     t.equal(entryBytes(sample), approxBytes(sample), `depth ${depth}`);
   }
 });
+
+// Keys are walked with for-in (no key array per object): inherited enumerable keys (a polluted
+// Object.prototype, a class's prototype) and null-prototype objects count as approxBytes counts them.
+t.test('for-in walk: no key arrays, own keys only', async (t) => {
+  class WithProto {
+    own = 'x';
+  }
+  Object.defineProperty(WithProto.prototype, 'inheritedField', { value: 'yyyy', enumerable: true });
+  const bare = Object.create(null) as Record<string, unknown>;
+  bare.k = 'v';
+  const sample = { message: { role: 'assistant', tool_calls: [{ id: 'c', function: { name: 'f', arguments: '{}' } }] }, odd: new WithProto(), bare };
+  const keys = Object.keys;
+  let calls = 0;
+  Object.keys = ((object: object) => {
+    calls++;
+    return keys(object);
+  }) as typeof Object.keys;
+  let counted: number;
+  try {
+    counted = entryBytes(sample);
+  } finally {
+    Object.keys = keys;
+  }
+  t.equal(calls, 0, 'no Object.keys');
+  t.equal(counted, approxBytes(sample));
+  Object.defineProperty(Object.prototype, 'polluted', { value: 'zzzzzzzz', enumerable: true, configurable: true });
+  try {
+    t.equal(entryBytes(sample), approxBytes(sample), 'with an enumerable key on Object.prototype');
+  } finally {
+    delete (Object.prototype as { polluted?: unknown }).polluted;
+  }
+});

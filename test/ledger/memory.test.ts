@@ -1,6 +1,6 @@
 import t from 'tap';
 import { MemoryLedger } from '../../src/ledger/memory.js';
-import type { LedgerEntry } from '../../src/ledger/types.js';
+import { EMPTY_SNAPSHOT, type LedgerEntry } from '../../src/ledger/types.js';
 
 function entry(fp: string, ...ids: string[]): LedgerEntry {
   return {
@@ -115,4 +115,16 @@ t.test('an index key recorded again points at the newer entry; an entry left wit
   snap = await ledger.lookup({ callIds: ['b'], prefixFingerprints: ['fp1'] });
   t.same(snap.byCallId.get('b')!.callMeta, { b: { sig: 'x' } }, 'metadata without a prefix merges into the entry the call id points at');
   t.equal(snap.byPrefix.get('fp1'), snap.byCallId.get('b'), 'which keeps its prefix key');
+});
+
+// Most requests find nothing: the lookup hands back the one shared empty snapshot (no two maps per request).
+t.test('a lookup that finds nothing builds no maps', async (t) => {
+  const ledger = new MemoryLedger();
+  await ledger.record(entry('fp1', 'a'));
+  t.equal(await ledger.lookup({ callIds: ['zz'], prefixFingerprints: ['nope'] }), EMPTY_SNAPSHOT);
+  t.equal(await ledger.lookup({ callIds: [], prefixFingerprints: [] }), EMPTY_SNAPSHOT);
+  const found = await ledger.lookup({ callIds: ['a'], prefixFingerprints: ['nope'] });
+  t.equal(found.byCallId.size, 1);
+  t.equal(found.byPrefix.size, 0);
+  t.equal(EMPTY_SNAPSHOT.byCallId.size + EMPTY_SNAPSHOT.byPrefix.size, 0, 'the shared maps stay empty');
 });

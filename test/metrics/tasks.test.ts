@@ -1,4 +1,5 @@
 import t from 'tap';
+import fc from 'fast-check';
 import { createHash } from 'node:crypto';
 import { createMetrics, createPriceLookup, taskKeyFor, TaskTracker } from '../../src/metrics/index.js';
 import { metricValue } from './parse-exposition.js';
@@ -90,4 +91,110 @@ t.test('taskKeyFor: the prompt fingerprint is the digest of system + first user 
     t.equal(taskKeyFor({ messages }), expected(system, user), 'first time');
     t.equal(taskKeyFor({ messages }), expected(system, user), 'again (remembered)');
   }
+});
+
+// The task called last is already the Map's last entry: calling it again moves nothing (no delete +
+// set, whose holes make the Map rehash), and every order-dependent outcome stays the same.
+t.test('calling the most recent task again does not re-insert it', async (t) => {
+  const tracker = new TaskTracker({ idleMs: 1000, maxTasks: 10, now: () => 0, onEnd: () => {} });
+  tracker.call('a');
+  const remove = Map.prototype.delete;
+  let deletes = 0;
+  Map.prototype.delete = function (this: Map<unknown, unknown>, key: unknown) {
+    deletes++;
+    return remove.call(this, key);
+  };
+  try {
+    for (let i = 0; i < 50; i++) tracker.call('a');
+  } finally {
+    Map.prototype.delete = remove;
+  }
+  t.equal(deletes, 0);
+  tracker.close();
+});
+
+t.test('TaskTracker ends the same tasks, in the same order, as a plain re-insert on every call', async (t) => {
+  const op = fc.oneof(
+    fc.record({ kind: fc.constant('call' as const), key: fc.constantFrom('a', 'b', 'c', 'd'), advance: fc.integer({ min: 0, max: 40 }) }),
+    fc.record({ kind: fc.constant('end' as const), key: fc.constantFrom('a', 'b', 'c', 'd'), advance: fc.constant(0) }),
+    fc.record({ kind: fc.constant('sweep' as const), key: fc.constant(''), advance: fc.integer({ min: 0, max: 60 }) }),
+  );
+  fc.assert(
+    fc.property(fc.array(op, { maxLength: 60 }), fc.integer({ min: 1, max: 3 }), (ops, maxTasks) => {
+      let now = 0;
+      const ended: string[] = [];
+      const tracker = new TaskTracker({ idleMs: 50, maxTasks, now: () => now, onEnd: (calls, reason) => ended.push(`${calls}/${reason}`) });
+      // The model: re-insert on every call.
+      const model = new Map<string, { calls: number; lastCall: number }>();
+      const expected: string[] = [];
+      const counts: Array<[number, number]> = [];
+      for (const { kind, key, advance } of ops) {
+        now += advance;
+        if (kind === 'call') {
+          const task = model.get(key);
+          if (task) {
+            model.delete(key);
+            task.calls++;
+            task.lastCall = now;
+            model.set(key, task);
+          } else {
+            if (model.size >= maxTasks) {
+              const [oldest, old] = model.entries().next().value as [string, { calls: number }];
+              model.delete(oldest);
+              expected.push(`${old.calls}/evicted`);
+            }
+            model.set(key, { calls: 1, lastCall: now });
+          }
+          counts.push([tracker.call(key), (model.get(key) as { calls: number }).calls]);
+        } else if (kind === 'end') {
+          const task = model.get(key);
+          if (task) {
+            model.delete(key);
+            expected.push(`${task.calls}/final`);
+          }
+          tracker.end(key);
+        } else {
+          for (const [name, task] of model) {
+            if (now - task.lastCall < 50) break;
+            model.delete(name);
+            expected.push(`${task.calls}/idle`);
+          }
+          tracker.sweep(now);
+        }
+      }
+      tracker.close();
+      return ended.join(',') === expected.join(',') && counts.every(([got, want]) => got === want) && tracker.size === model.size;
+    }),
+    { numRuns: 2000 },
+  );
+  t.pass('same ends and counts over 2,000 generated sequences');
+});
+
+// The next turn of a run sends the same system prompt and first user message (new strings): the
+// last pair's key is found by comparing them, without joining the texts and hashing the join.
+t.test('the same system prompt and first message again: the last key, no memo lookup', async (t) => {
+  const { LRUCache } = await import('lru-cache');
+  const turn = (extra: number) => [
+    { role: 'system' as const, content: `You are a helpful assistant ${'.'.repeat(3)}` },
+    { role: 'user' as const, content: ['Weather', 'in', 'Paris?'].join(' ') },
+    ...Array.from({ length: extra }, () => ({ role: 'assistant' as const, content: 'ok' })),
+  ];
+  const first = taskKeyFor({ messages: turn(0) });
+  const get = LRUCache.prototype.get;
+  let gets = 0;
+  LRUCache.prototype.get = function (this: InstanceType<typeof LRUCache>, ...args: Parameters<typeof get>) {
+    gets++;
+    return get.apply(this, args);
+  } as typeof get;
+  let again: string;
+  try {
+    again = taskKeyFor({ messages: turn(3) });
+  } finally {
+    LRUCache.prototype.get = get;
+  }
+  t.equal(again, first);
+  t.equal(gets, 0);
+  t.not(taskKeyFor({ messages: [{ role: 'system' as const, content: 'other' }, { role: 'user' as const, content: 'Weather in Paris?' }] }), first);
+  t.equal(taskKeyFor({ messages: turn(1) }), first, 'and back');
+  t.equal(taskKeyFor({ messages: turn(1), scope: 'k1' }), `k1/${first}`, 'scoped as before');
 });

@@ -147,3 +147,29 @@ t.test('names up to the limit, any characters, and absent or null parameters are
   ];
   t.same([...declaredToolsOf(req([user('hi')], { tools } as never)).keys()], [name, 'my.tool']);
 });
+
+// The repair step reads the declared tools (declaredToolsOf) and then runs this pass on the same
+// request: the tools are normalized once for both, not once for each.
+t.test('one normalization per request object, shared by the pass and declaredToolsOf', async (t) => {
+  let reads = 0;
+  const fn = { name: 'get_weather', parameters: { type: 'object', properties: {} } };
+  const counted = {
+    type: 'function',
+    get function() {
+      reads++;
+      return fn;
+    },
+  };
+  const request = req([user('x')], { tools: [counted, { name: 'bare_tool' }] });
+  const declared = declaredToolsOf(request);
+  const once = reads;
+  t.ok(once > 0);
+  const out = toolDefinitionsPass.run(request, ctx());
+  t.equal(reads, once, 'the pass read no tool again');
+  t.same([...declared.keys()], ['get_weather', 'bare_tool']);
+  t.equal(out.findings.length, 1, 'the bare tool is still reported');
+  out.findings.push(out.findings[0]);
+  t.equal(toolDefinitionsPass.run(request, ctx()).findings.length, 1, 'each run gets its own findings array');
+  t.not(toolDefinitionsPass.run(req([user('x')], { tools: [counted] }), ctx()).request, undefined);
+  t.ok(reads > once, 'another request object is normalized on its own');
+});

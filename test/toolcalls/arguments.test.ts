@@ -160,3 +160,45 @@ t.test('schema checks with client patterns grow linearly: 50 KB vs 200 KB (min o
   const ratio = cost(200_000) / cost(50_000);
   t.ok(ratio < 12, `200 KB / 50 KB = ${ratio.toFixed(2)} (linear: 4)`);
 });
+
+// A request's tools arrive as new objects every time: a schema equal to one looked up recently is
+// found by comparing it with a kept shape, not by serializing it to its text.
+t.test('an equal schema seen recently is found without serializing it', async (t) => {
+  const tool = { type: 'object', properties: { q: { type: 'string', minLength: 1 }, n: { type: 'integer' } }, required: ['q'] };
+  const first = validatorFor(structuredClone(tool));
+  validatorFor(structuredClone(schema)); // another schema in between: the last-object slot misses
+  const stringify = JSON.stringify;
+  let calls = 0;
+  JSON.stringify = ((...args: Parameters<typeof JSON.stringify>) => {
+    calls++;
+    return stringify(...args);
+  }) as typeof JSON.stringify;
+  let again;
+  try {
+    again = validatorFor(structuredClone(tool));
+  } finally {
+    JSON.stringify = stringify;
+  }
+  t.equal(again, first, 'the same validator');
+  t.equal(calls, 0, 'no JSON.stringify of the schema');
+});
+
+t.test('checking arguments against a known schema builds no key arrays', async (t) => {
+  const tool = { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] };
+  t.same(fixArguments('{"q":"x"}', structuredClone(tool)).errors, []);
+  const keys = Object.keys;
+  let calls = 0;
+  Object.keys = ((object: object) => {
+    calls++;
+    return keys(object);
+  }) as typeof Object.keys;
+  let result;
+  try {
+    result = fixArguments('{"q":"y"}', structuredClone(tool));
+  } finally {
+    Object.keys = keys;
+  }
+  t.same(result.errors, []);
+  t.equal(calls, 0);
+  t.equal(fixArguments('{"q":1}', {}).errors.length, 0, 'an empty schema is no schema');
+});
