@@ -1,5 +1,5 @@
 import type { Dispatcher } from 'undici';
-import { Pool, undiciErrors } from './undici-parts.js';
+import { Pool, poolRequest, undiciErrors } from './undici-parts.js';
 import { errors, GatewayError } from '../errors.js';
 import type { AbortSignalLike } from '../client-abort.js';
 import type { ProviderCallContext, ProviderSettings } from './types.js';
@@ -49,7 +49,7 @@ export class UpstreamClient {
     this.fixedHeaders ??= { ...this.settings.headers, ...this.authHeaders(), 'content-type': 'application/json' };
     Object.assign(outgoing, this.fixedHeaders);
     try {
-      const response = await this.pool.request({
+      const response = await poolRequest(this.pool, {
         method: 'POST',
         path: this.basePath + path,
         headers: outgoing,
