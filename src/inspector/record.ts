@@ -100,6 +100,7 @@ export function buildRecord(info: RequestInfo, end: RequestEnd, options: ViewOpt
   if (report && report.unknownNames > 0) warnings.push(`${report.unknownNames} call(s) to undeclared tool names`);
   if (report && report.invalidArguments > 0) warnings.push(`${report.invalidArguments} call(s) whose arguments break the tool's schema`);
   if (report && report.malformedCalls > 0) warnings.push(`${report.malformedCalls} text call(s) could not be read`);
+  if (report && report.unchecked.length > 0) warnings.push(`arguments not fully checked against the tool's schema: ${report.unchecked.join('; ')}`);
   const usage = facts.usage;
   return {
     id: end.id,

@@ -37,10 +37,15 @@ export interface NormalizeReport {
   malformedCalls: number;
   /** The text format the calls were parsed from (mode "text"). */
   format?: string;
+  /** What the tools' schemas could not check in these calls' arguments (distinct, at most MAX_UNCHECKED_NOTES). */
+  unchecked: string[];
 }
 
+/** A schema's unchecked parts are the same for every call to its tool: a few notes say it all. */
+export const MAX_UNCHECKED_NOTES = 5;
+
 export function createReport(): NormalizeReport {
-  return { mode: 'none', toolCalls: 0, aliased: [], unknownNames: 0, invalidArguments: 0, repairedArguments: 0, malformedCalls: 0 };
+  return { mode: 'none', toolCalls: 0, aliased: [], unknownNames: 0, invalidArguments: 0, repairedArguments: 0, malformedCalls: 0, unchecked: [] };
 }
 
 /** The client-facing name for a name the upstream (or the model's text) used, noting aliasing and unknown names. */
@@ -79,5 +84,14 @@ export function fixCallArguments(raw: unknown, name: string, ctx: NormalizeConte
   const fixed = fixArguments(raw, ctx.tools.get(name)?.function.parameters);
   if (fixed.errors.length > 0) report.invalidArguments++;
   if (fixed.repaired || fixed.wrapped || fixed.coerced) report.repairedArguments++;
+  if (fixed.unchecked.length > 0) noteUnchecked(report, fixed.unchecked);
   return fixed.arguments;
+}
+
+/** Notes what a schema check left out (a pattern RE2 cannot run, a size limit), once each. */
+export function noteUnchecked(report: NormalizeReport, notes: readonly string[]): void {
+  for (const note of notes) {
+    if (report.unchecked.length >= MAX_UNCHECKED_NOTES) return;
+    if (!report.unchecked.includes(note)) report.unchecked.push(note);
+  }
 }
