@@ -68,7 +68,7 @@ t.test('native tool-call stream passes through as the same objects', async (t) =
   const out = await collect(normalized.chunks);
   t.equal(out.length, input.length);
   out.forEach((c, i) => t.equal(c, input[i], `chunk ${i} is the same object`));
-  t.same(normalized.report, { mode: 'native', toolCalls: 1, aliased: [], unknownNames: 0, invalidArguments: 0, repairedArguments: 0, malformedCalls: 0 });
+  t.same(normalized.report, { mode: 'native', toolCalls: 1, aliased: [], unknownNames: 0, invalidArguments: 0, repairedArguments: 0, malformedCalls: 0, unchecked: [] });
 });
 
 t.test('plain text stream: prose flows, chunks unchanged', async (t) => {
