@@ -3,14 +3,15 @@ import type { Gateway } from '../gateway.js';
 import type { ResponseMode } from '../metrics/index.js';
 import { normalizeCompletion, type NormalizeReport } from '../toolcalls/normalize.js';
 import { flatten } from '../providers/chunk-batches.js';
-import { createStreamNormalizer } from '../toolcalls/normalize-stream.js';
-import { staged } from './batch-stage.js';
+import { createStreamNormalizer, type StreamNormalizer } from '../toolcalls/normalize-stream.js';
+import type { ResolvedModel } from '../routing/router.js';
+import { staged, type BatchStage } from './batch-stage.js';
 import { providerContext } from './provider-context.js';
 import { recordAnswer, StreamAnswerRecorder } from './record.js';
 import { repairStep } from './repair-step.js';
-import { targetFor, UpstreamTextKeeper, type AnswerNote, type ChatCallInput } from './request-info.js';
+import { targetFor, UpstreamTextKeeper, type AnswerNote, type ChatCallInput, type RequestInfo } from './request-info.js';
 import { RequestTelemetry, taskHeaderOf } from './telemetry.js';
-import { callUpstream, type UpstreamCall } from './upstream-step.js';
+import { callUpstream } from './upstream-step.js';
 
 // The one path every chat-shaped request takes, read top to bottom:
 // (validated request) → repair → route model → prepare for the provider → call → normalize → record.
@@ -50,7 +51,7 @@ export async function runChat(clientRequest: RawChatRequest, input: ChatCallInpu
   if (call.kind === 'json') {
     telemetry.firstToken(served);
     const normalized = normalizeCompletion(call.completion, call.normalizeContext);
-    const mode = answerMode(normalized.report, call);
+    const mode = answerMode(normalized.report, call.promptMode);
     input.info.answered({ mode, usage: normalized.completion.usage, report: normalized.report, ...(input.info.journal ? answerText(call.completion, normalized.completion) : NO_CALLS) });
     headers['x-toolgate-tool-mode'] = mode;
     telemetry.answer(served, normalized.report, mode, normalized.completion.usage, toolsDeclared);
@@ -60,56 +61,83 @@ export async function runChat(clientRequest: RawChatRequest, input: ChatCallInpu
 
   // With the inspector on, the upstream's own text is kept (bounded) to show a text call's raw span.
   const keeper = gateway.loaded.config.inspector.enabled ? new UpstreamTextKeeper(input.info) : undefined;
-  const upstream = call.batches;
-  const normalizer = createStreamNormalizer(call.normalizeContext);
   const recorder = new StreamAnswerRecorder(gateway, clientRequest, served, input.log, input.info.keyName);
-  // Per batch: normalize, then record and time what the client gets; one async step per batch.
-  const observe = (out: ChatChunk[]): void => {
+  const stage = new ChatStreamStage(createStreamNormalizer(call.normalizeContext), recorder, telemetry, served, input.info, keeper, call.promptMode, toolsDeclared);
+  return new StreamResult(staged<ChatChunk>(call.batches, stage), headers);
+}
+
+// What a stream keeps for its whole life is in these objects: no closures over runChat's locals
+// (each stream kept them and their context).
+
+/** Per batch: normalize, then record and time what the client gets; one async step per batch. */
+class ChatStreamStage implements BatchStage<ChatChunk> {
+  constructor(
+    private readonly normalizer: StreamNormalizer,
+    private readonly recorder: StreamAnswerRecorder,
+    private readonly telemetry: RequestTelemetry,
+    private readonly served: ResolvedModel,
+    private readonly info: RequestInfo,
+    private readonly keeper: UpstreamTextKeeper | undefined,
+    private readonly promptMode: boolean,
+    private readonly toolsDeclared: boolean,
+  ) {}
+
+  batch(batch: ChatChunk[]): ChatChunk[] {
+    this.keeper?.observe(batch);
+    // The batch itself when nothing in it changed (the usual read): no array per read.
+    const out = this.normalizer.pushAll(batch);
+    this.observe(out);
+    return out;
+  }
+
+  closed(): void {
+    this.keeper?.finish();
+  }
+
+  tail(): ChatChunk[] {
+    const tail: ChatChunk[] = [];
+    this.normalizer.end(tail);
+    this.observe(tail);
+    return tail;
+  }
+
+  async finish(): Promise<void> {
+    const { normalizer, recorder, info } = this;
+    const mode = answerMode(normalizer.report, this.promptMode);
+    info.answered({ mode, usage: recorder.usage, report: normalizer.report, ...(info.journal ? { clientText: recorder.answer.content, calls: recorder.answer.calls.map(callOf) } : NO_CALLS) });
+    this.telemetry.answer(this.served, normalizer.report, mode, recorder.usage, this.toolsDeclared);
+    await recorder.finish();
+  }
+
+  private observe(out: ChatChunk[]): void {
     for (const chunk of out) {
-      recorder.observe(chunk);
-      if (chunk.choices.length > 0) telemetry.firstToken(served);
+      this.recorder.observe(chunk);
+      if (chunk.choices.length > 0) this.telemetry.firstToken(this.served);
     }
-  };
-  const batches = staged<ChatChunk>(upstream, {
-    batch(batch) {
-      keeper?.observe(batch);
-      const out: ChatChunk[] = [];
-      for (const chunk of batch) normalizer.push(chunk, out);
-      observe(out);
-      return out;
-    },
-    closed: () => keeper?.finish(),
-    tail() {
-      const tail: ChatChunk[] = [];
-      normalizer.end(tail);
-      observe(tail);
-      return tail;
-    },
-    async finish() {
-      const mode = answerMode(normalizer.report, call);
-      input.info.answered({ mode, usage: recorder.usage, report: normalizer.report, ...(input.info.journal ? { clientText: recorder.answer.content, calls: recorder.answer.calls.map(callOf) } : NO_CALLS) });
-      telemetry.answer(served, normalizer.report, mode, recorder.usage, toolsDeclared);
-      await recorder.finish();
-    },
-  });
-  // Chunk by chunk only for the caller that asks (the Responses bridge): no generator otherwise.
-  return {
-    kind: 'stream',
-    batches,
-    get chunks() {
-      return flatten(batches);
-    },
-    headers,
-  };
+  }
+}
+
+/** The stream result; chunk by chunk only for the caller that asks (the Responses bridge): no generator otherwise. */
+class StreamResult {
+  readonly kind = 'stream';
+
+  constructor(
+    readonly batches: AsyncIterable<ChatChunk[]>,
+    readonly headers: Record<string, string>,
+  ) {}
+
+  get chunks(): AsyncIterable<ChatChunk> {
+    return flatten(this.batches);
+  }
 }
 
 /** The answer note without the text and calls only the inspector's journal reads (RequestInfo.journal off). */
 const NO_CALLS: Pick<AnswerNote, 'calls'> = { calls: [] };
 
 /** `prompt` when the tools went into the prompt; otherwise what the normalizer saw. */
-function answerMode(report: NormalizeReport, call: UpstreamCall): ResponseMode {
+function answerMode(report: NormalizeReport, promptMode: boolean): ResponseMode {
   if (report.mode === 'none') return 'none';
-  return call.promptMode ? 'prompt' : report.mode;
+  return promptMode ? 'prompt' : report.mode;
 }
 
 /** Choice 0's text before and after normalization, and its calls, for the request journal. */

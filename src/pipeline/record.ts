@@ -4,6 +4,7 @@ import type { Gateway } from '../gateway.js';
 import { prefixFingerprint } from '../ledger/fingerprint.js';
 import type { ResolvedModel } from '../routing/router.js';
 import { scopeOf } from '../state/scope.js';
+import { TextBuilder } from '../toolcalls/text-builder.js';
 
 // The call ledger remembers every tool-calling answer exactly as the client got it, keyed by
 // call id and by the fingerprint of the conversation that produced it, so a later request that
@@ -58,8 +59,10 @@ function writeFailed(log: Logger, error: unknown): void {
 
 /** Rebuilds the assistant message from normalized stream chunks (choice 0) and records it at the end. */
 export class StreamAnswerRecorder {
-  private content = '';
-  private readonly calls: ToolCall[] = [];
+  // Content and arguments arrive a token at a time and are kept to the end of the stream: built
+  // in flat blocks (TextBuilder), not a rope node per token.
+  private readonly content = new TextBuilder();
+  private readonly calls: CallBuilder[] = [];
   usage: Usage | undefined;
 
   constructor(
@@ -75,28 +78,46 @@ export class StreamAnswerRecorder {
     const choice = chunk.choices[0];
     if (!choice || choice.index !== 0) return;
     const delta = choice.delta;
-    if (typeof delta.content === 'string') this.content += delta.content;
-    for (const part of delta.tool_calls ?? []) {
+    if (typeof delta.content === 'string') this.content.append(delta.content);
+    const parts = delta.tool_calls;
+    if (!parts) return;
+    for (let i = 0; i < parts.length; i++) {
+      const part = parts[i];
       let call = this.calls[part.index];
       if (!call) {
-        call = { id: '', type: 'function', function: { name: '', arguments: '' } };
+        call = { id: '', name: new TextBuilder(), arguments: new TextBuilder() };
         this.calls[part.index] = call;
       }
       if (part.id) call.id = part.id;
-      if (part.function?.name) call.function.name += part.function.name;
-      if (part.function?.arguments) call.function.arguments += part.function.arguments;
+      if (part.function?.name) call.name.append(part.function.name);
+      if (part.function?.arguments) call.arguments.append(part.function.arguments);
     }
   }
 
   /** Choice 0 as rebuilt so far (the request journal reads it at the end). */
   get answer(): { content: string; calls: readonly ToolCall[] } {
-    return { content: this.content, calls: this.calls.filter(Boolean) };
+    return { content: this.content.text, calls: this.toolCalls() };
   }
 
   async finish(): Promise<void> {
-    const calls = this.calls.filter(Boolean);
+    const calls = this.toolCalls();
     if (calls.length === 0) return;
-    const message: AssistantMessage = { role: 'assistant', content: this.content || null, tool_calls: calls };
+    const content = this.content.text;
+    const message: AssistantMessage = { role: 'assistant', content: content || null, tool_calls: calls };
     await remember(this.gateway, this.clientRequest, message, this.target, this.log, this.scope);
   }
+
+  private toolCalls(): ToolCall[] {
+    const calls: ToolCall[] = [];
+    for (const call of this.calls) {
+      if (call) calls.push({ id: call.id, type: 'function', function: { name: call.name.text, arguments: call.arguments.text } });
+    }
+    return calls;
+  }
+}
+
+interface CallBuilder {
+  id: string;
+  name: TextBuilder;
+  arguments: TextBuilder;
 }

@@ -35,25 +35,34 @@ export class ChunkTemplates {
   /** Remembers a parsed chunk as a template when it is a single content delta or a single argument fragment whose string can be found in `raw`. */
   learn(parsed: ChatChunk, raw: string): void {
     if (parsed.choices.length !== 1 || !flat(parsed, 'choices') || !flat(parsed.choices[0], 'delta')) return;
-    // Copies: the parsed chunk goes on to the client's side, where it may be changed (usage removed).
-    const chunk = { ...parsed };
-    const choice = { ...parsed.choices[0] };
-    const delta = { ...choice.delta };
+    const delta = parsed.choices[0].delta;
     const calls = delta.tool_calls;
+    // The slot is found before anything is copied: most parsed events (a role, a call's first
+    // delta, finish, usage) teach nothing.
     if (calls === undefined || calls === null) {
       if (typeof delta.content !== 'string' || !flat(delta, '')) return;
-      const template = locate(raw, '"content":', delta.content, (content) => copyWith(chunk, 'choices', [copyWith(choice, 'delta', copyWith(delta, 'content', content))]));
-      if (template) this.content = template;
+      const slot = locate(raw, '"content":', delta.content);
+      if (slot === undefined) return;
+      // Copies: the parsed chunk goes on to the client's side, where it may be changed (usage removed).
+      const chunk = { ...parsed };
+      const choice = { ...parsed.choices[0] };
+      const copy = { ...delta };
+      this.content = template(raw, slot, (content) => copyWith(chunk, 'choices', [copyWith(choice, 'delta', copyWith(copy, 'content', content))]));
       return;
     }
     if (!Array.isArray(calls) || calls.length !== 1 || !flat(delta, 'tool_calls')) return;
+    const fn0 = calls[0].function;
+    if (!flat(calls[0], 'function') || fn0 === undefined || typeof fn0.arguments !== 'string' || !flat(fn0, '')) return;
+    const slot = locate(raw, '"arguments":', fn0.arguments);
+    if (slot === undefined) return;
+    const chunk = { ...parsed };
+    const choice = { ...parsed.choices[0] };
+    const copy = { ...delta };
     const call = { ...calls[0] };
-    const fn = call.function && { ...call.function };
-    if (!flat(call, 'function') || fn === undefined || typeof fn.arguments !== 'string' || !flat(fn, '')) return;
-    const template = locate(raw, '"arguments":', fn.arguments, (value) =>
-      copyWith(chunk, 'choices', [copyWith(choice, 'delta', copyWith(delta, 'tool_calls', [copyWith(call, 'function', copyWith(fn, 'arguments', value))]))]),
+    const fn = { ...fn0 };
+    this.args = template(raw, slot, (value) =>
+      copyWith(chunk, 'choices', [copyWith(choice, 'delta', copyWith(copy, 'tool_calls', [copyWith(call, 'function', copyWith(fn, 'arguments', value))]))]),
     );
-    if (template) this.args = template;
   }
 }
 
@@ -67,17 +76,22 @@ function fill(template: Template, raw: string): ChatChunk | undefined {
 }
 
 /**
- * Where `value` sits in `raw`, as the string after the one `key` in the whole text: inside a JSON
- * string every quote is escaped, so an unescaped `"key":` is a key, and the flat-checked chunk has
- * that key in one object only. Undefined when the key occurs twice or the string found differs.
+ * Where `value` sits in `raw` ([start, end) of its literal), as the string after the one `key` in
+ * the whole text: inside a JSON string every quote is escaped, so an unescaped `"key":` is a key,
+ * and the flat-checked chunk has that key in one object only. Undefined when the key occurs twice
+ * or the string found differs.
  */
-function locate(raw: string, key: string, value: string, rebuild: (value: string) => ChatChunk): Template | undefined {
+function locate(raw: string, key: string, value: string): [number, number] | undefined {
   const at = raw.indexOf(key);
   if (at < 0 || raw.indexOf(key, at + 1) >= 0 || (at > 0 && raw[at - 1] === '\\')) return undefined;
   let start = at + key.length;
   while (raw[start] === ' ' || raw[start] === '\t' || raw[start] === '\n' || raw[start] === '\r') start++;
   const end = literalEnd(raw, start);
   if (end === undefined || stringLiteral(raw, start, end) !== value) return undefined;
+  return [start, end];
+}
+
+function template(raw: string, [start, end]: [number, number], rebuild: (value: string) => ChatChunk): Template {
   return { prefix: detached(raw.slice(0, start)), suffix: detached(raw.slice(end)), rebuild };
 }
 

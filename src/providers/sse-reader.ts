@@ -218,6 +218,9 @@ class SseBatchReader<T> implements AsyncIterableIterator<T[]> {
   /** The next batch of the current read's events, mapped; undefined at [DONE] with nothing before it. */
   private take(): T[] | undefined {
     const events = this.events;
+    // The usual read (a paced upstream: one event; a burst: up to SLICE_CHECK) is handed over whole,
+    // as its own array mapped in place: no second array per read.
+    if (this.at === 0 && events.length <= SLICE_CHECK) return this.takeWhole(events);
     const batch: T[] = [];
     while (this.at < events.length && batch.length < SLICE_CHECK) {
       const event = events[this.at];
@@ -238,6 +241,37 @@ class SseBatchReader<T> implements AsyncIterableIterator<T[]> {
     // A reader waiting for its next read keeps no event of the previous one (they are slices of it).
     if (this.at >= events.length || this.sawDone || this.failure) this.events = NO_EVENTS;
     return batch.length > 0 ? batch : undefined;
+  }
+
+  /** take() for a whole read: the same steps, its events replaced by their mapped values in the same array. */
+  private takeWhole(events: SseEvent[]): T[] | undefined {
+    const out = events as unknown[] as T[];
+    let count = 0;
+    while (count < events.length) {
+      const event = events[count];
+      if (event.data === '[DONE]') {
+        this.sawDone = true;
+        break;
+      }
+      let mapped: T;
+      try {
+        mapped = this.map(event);
+      } catch (error) {
+        if (count === 0) {
+          this.events = NO_EVENTS;
+          throw error;
+        }
+        this.failure = { error };
+        break;
+      }
+      out[count++] = mapped;
+    }
+    this.at = count;
+    // The array goes to the consumer: the reader keeps neither it nor the read's events.
+    this.events = NO_EVENTS;
+    if (count === 0) return undefined;
+    out.length = count;
+    return out;
   }
 
   /** The end of the iteration, whichever way: a finished stream keeps its pooled connection, any other is released now. */

@@ -11,6 +11,8 @@ import {
   resolveCallName,
 } from './normalize-shared.js';
 import { type ExtractorEvent, ToolCallStreamExtractor } from './stream-extractor.js';
+import { CountingNormalizer } from './normalize-stream-counting.js';
+import { TextBuilder } from './text-builder.js';
 
 // The streaming twin of normalizeCompletion. Prose goes out as it arrives (the text extractor
 // holds back only what could start a call); native tool_call deltas pass through with names
@@ -31,6 +33,11 @@ export interface StreamNormalizer {
   readonly report: NormalizeReport;
   /** Appends what one upstream chunk becomes for the client to `out` (the same object when unchanged). */
   push(chunk: ChatChunk, out: ChatChunk[]): void;
+  /**
+   * What a batch of upstream chunks becomes, as push would make it chunk by chunk: `batch` itself
+   * when every chunk goes out unchanged (the usual batch: no array per batch), else a new array.
+   */
+  pushAll(batch: ChatChunk[]): ChatChunk[];
   /** The upstream ended: appends what was held back and completes the report. */
   end(out: ChatChunk[]): void;
 }
@@ -55,33 +62,12 @@ async function* normalized(chunks: AsyncIterable<ChatChunk>, normalizer: StreamN
   yield* out;
 }
 
-/** No tools declared: pass everything through, only noting native calls. */
-class CountingNormalizer implements StreamNormalizer {
-  readonly report = createReport();
-
-  push(chunk: ChatChunk, out: ChatChunk[]): void {
-    for (const choice of chunk.choices) {
-      for (const delta of choice.delta.tool_calls ?? []) {
-        if (delta.id !== undefined || delta.function?.name !== undefined) {
-          this.report.mode = 'native';
-          this.report.toolCalls++;
-        }
-      }
-    }
-    out.push(chunk);
-  }
-
-  end(): void {
-    // nothing held back
-  }
-}
-
 interface NativeCall {
   outIndex: number;
   upstreamId?: string;
   name: string;
   /** Arguments seen so far (validated at the end for the report). */
-  args: string;
+  args: TextBuilder;
   released: boolean;
   clientName: string;
   clientId: string;
@@ -130,20 +116,43 @@ class ChunkNormalizer implements StreamNormalizer {
     return state;
   }
 
-  push(chunk: ChatChunk, out: ChatChunk[]): void {
-    if (chunk.choices.length === 0) {
-      out.push(chunk); // usage-only
-      return;
+  pushAll(batch: ChatChunk[]): ChatChunk[] {
+    let out: ChatChunk[] | undefined;
+    for (let i = 0; i < batch.length; i++) {
+      const chunk = batch[i];
+      if (this.passes(chunk)) {
+        out?.push(chunk);
+        continue;
+      }
+      out ??= batch.slice(0, i);
+      this.changed(chunk, out);
     }
+    return out ?? batch;
+  }
+
+  push(chunk: ChatChunk, out: ChatChunk[]): void {
+    if (this.passes(chunk)) out.push(chunk);
+    else this.changed(chunk, out);
+  }
+
+  /** The usual chunk, decided without building pieces: true when it goes out as it is (its state updated); false changes nothing. */
+  private passes(chunk: ChatChunk): boolean {
+    if (chunk.choices.length === 0) return true; // usage-only
+    if (chunk.choices.length !== 1) return false;
+    // The usual case, without the bookkeeping for several choices.
+    const choice = chunk.choices[0];
+    const state = this.stateOf(choice.index);
+    if (!passesUnchanged(choice, state) && !passesAsFragment(choice, state)) return false;
+    this.last = chunk;
+    return true;
+  }
+
+  /** What push appends for a chunk passes() did not let through. */
+  private changed(chunk: ChatChunk, out: ChatChunk[]): void {
     this.last = chunk;
     if (chunk.choices.length === 1) {
-      // The usual case, without the bookkeeping for several choices.
       const choice = chunk.choices[0];
       const state = this.stateOf(choice.index);
-      if (passesUnchanged(choice, state) || passesAsFragment(choice, state)) {
-        out.push(chunk);
-        return;
-      }
       const pieces = normalizeChoice(choice, state, this.ctx, this.report);
       if (pieces.length === 1 && pieces[0] === choice) out.push(chunk);
       else if (pieces.length > 0) {
@@ -206,7 +215,7 @@ function passesAsFragment(choice: ChunkChoice, state: ChoiceState): boolean {
   if (fragment.id !== undefined || typeof fragment.index !== 'number' || fragment.function?.name !== undefined) return false;
   const call = state.native.get(fragment.index);
   if (!call || !call.released || call.outIndex !== fragment.index) return false;
-  call.args += fragment.function?.arguments ?? '';
+  call.args.append(fragment.function?.arguments ?? '');
   return true;
 }
 
@@ -324,7 +333,7 @@ function nativeDelta(delta: ToolCallDelta, state: ChoiceState, ctx: NormalizeCon
   let call = state.native.get(upstreamIndex);
   // Some upstreams number parallel calls all 0: a new id on a used index is a new call.
   if (!call || (delta.id !== undefined && call.upstreamId !== undefined && delta.id !== call.upstreamId)) {
-    call = { outIndex: state.allocateIndex(upstreamIndex), upstreamId: delta.id, name: '', args: '', released: false, clientName: '', clientId: '' };
+    call = { outIndex: state.allocateIndex(upstreamIndex), upstreamId: delta.id, name: '', args: new TextBuilder(), released: false, clientName: '', clientId: '' };
     state.native.set(upstreamIndex, call);
     state.nativeCalls.push(call);
     state.calls++;
@@ -333,7 +342,7 @@ function nativeDelta(delta: ToolCallDelta, state: ChoiceState, ctx: NormalizeCon
   }
   call.upstreamId ??= delta.id;
   const fragment = delta.function?.arguments ?? '';
-  call.args += fragment;
+  call.args.append(fragment);
   if (!call.released) {
     call.name += delta.function?.name ?? '';
     // The name is complete once it is a declared tool or the arguments begin.
@@ -363,7 +372,7 @@ function releaseNative(call: NativeCall, state: ChoiceState, ctx: NormalizeConte
 
 function finishReport(state: ChoiceState, ctx: NormalizeContext, report: NormalizeReport): void {
   for (const call of state.nativeCalls) {
-    if (fixArguments(call.args, ctx.tools.get(call.clientName)?.function.parameters).errors.length > 0) report.invalidArguments++;
+    if (fixArguments(call.args.text, ctx.tools.get(call.clientName)?.function.parameters).errors.length > 0) report.invalidArguments++;
   }
 }
 

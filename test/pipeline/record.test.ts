@@ -1,6 +1,8 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import t from 'tap';
 import type { FastifyBaseLogger } from 'fastify';
-import type { ChatCompletion, RawChatRequest } from '../../src/api/chat-types.js';
+import type { ChatChunk, ChatCompletion, ChunkDelta, RawChatRequest } from '../../src/api/chat-types.js';
 import type { Gateway } from '../../src/gateway.js';
 import { prefixFingerprint } from '../../src/ledger/fingerprint.js';
 import type { CallLedger, LedgerEntry } from '../../src/ledger/types.js';
@@ -54,4 +56,67 @@ t.test('a ledger write that fails is a warning; the answer goes on', async (t) =
     await recorder.finish();
     t.same(stream.warnings.map((w) => w.message), ['call ledger write failed'], `streamed answer, the ledger ${how}`);
   }
+});
+
+const streamChunk = (delta: ChunkDelta, index = 0): ChatChunk => ({ id: 'x', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index, delta, finish_reason: null }] });
+
+// The recorder rebuilds choice 0 from its deltas: content and each call's id, name and arguments
+// joined in order, whatever the number of pieces (around the recorder's block size too).
+t.test('a streamed answer is recorded as the concatenation of its deltas', async (t) => {
+  for (const pieces of [1, 2, 63, 64, 65, 130, 1000]) {
+    const entries: LedgerEntry[] = [];
+    const { gateway, log } = setup(async (entry) => void entries.push(entry));
+    const recorder = new StreamAnswerRecorder(gateway, request, target, log, 'key-a');
+    let content = '';
+    const args = ['', ''];
+    const names = ['', ''];
+    for (let i = 0; i < pieces; i++) {
+      const text = i % 7 === 3 ? '' : `t${i} `;
+      content += text;
+      recorder.observe(streamChunk({ content: text }));
+      recorder.observe(streamChunk({ content: 'other choice' }, 1));
+      const call = i % 2;
+      const name = i < 4 ? `n${i}` : '';
+      names[call] += name;
+      args[call] += `a${i},`;
+      recorder.observe(streamChunk({ tool_calls: [{ index: call, ...(i < 2 ? { id: `call_${call}`, type: 'function' } : {}), function: { ...(name ? { name } : {}), arguments: `a${i},` } }] }));
+    }
+    recorder.observe({ ...streamChunk({}), choices: [], usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 } });
+    await recorder.finish();
+    const calls = [0, 1].filter((c) => args[c] !== '').map((c) => ({ id: `call_${c}`, type: 'function', function: { name: names[c], arguments: args[c] } }));
+    t.same(recorder.answer, { content, calls }, `${pieces} pieces: the answer`);
+    t.same(entries.map((e) => e.message), [{ role: 'assistant', content: content || null, tool_calls: calls }], `${pieces} pieces: the ledger entry`);
+    t.same(recorder.usage, { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 });
+  }
+});
+
+// A stream's recorder keeps content and arguments until the stream ends. Joined with += they were a
+// rope node and a string per token (~60 bytes for a 6-character token); now flat blocks.
+// Counted in heap bytes after a full GC, not timed.
+t.test('a recorder holds about the characters of a long streamed answer', async (t) => {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  const settledHeap = (): number => {
+    for (let i = 0; i < 3; i++) gc();
+    return process.memoryUsage().heapUsed;
+  };
+  const { gateway, log } = setup(async () => undefined);
+  const recorders = 40;
+  const tokens = 1000;
+  const pieces = Array.from({ length: tokens }, (_, i) => `${i % 10}`.padEnd(6, 'y'));
+  const before = settledHeap();
+  const kept: StreamAnswerRecorder[] = [];
+  for (let r = 0; r < recorders; r++) {
+    const recorder = new StreamAnswerRecorder(gateway, request, target, log);
+    recorder.observe(streamChunk({ tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'write_file', arguments: '' } }] }));
+    // A string of its own per token, as each event's would be.
+    for (const piece of pieces) {
+      recorder.observe(streamChunk({ content: ` ${piece}`.slice(1) }));
+      recorder.observe(streamChunk({ tool_calls: [{ index: 0, function: { arguments: ` ${piece}`.slice(1) } }] }));
+    }
+    kept.push(recorder);
+  }
+  const held = (settledHeap() - before) / recorders;
+  t.equal(kept[recorders - 1].answer.content.length, tokens * 6);
+  t.ok(held < 2 * tokens * 24, `${Math.round(held)} bytes held per recorder for ${tokens} content tokens and ${tokens} argument fragments of 6 characters`);
 });

@@ -278,3 +278,48 @@ t.test('a reader waiting for the next read holds little beyond its body, and no 
   const perBody = (withBodies - withReaders) / readers;
   t.ok(perReader - perBody < 4800, `${Math.round(perReader - perBody)} bytes per waiting reader beside its body (${Math.round(perReader)} with it)`);
 });
+
+// A read of at most 32 events is handed over as its own array, its events replaced by what the mapper
+// made of them (no second array per read). The same events, in the same order, must come out for any
+// split of the body into reads, with [DONE] or a rejected event anywhere in a read.
+t.test('batches over any split into reads: every event before [DONE] or a rejected one, in order, nothing after', async (t) => {
+  let seed = 11;
+  const random = (n: number): number => {
+    seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+    return seed % n;
+  };
+  for (let round = 0; round < 300; round++) {
+    const count = 1 + random(80);
+    const data = Array.from({ length: count }, (_, i) => `e${i}`);
+    const stop = random(3);
+    const at = random(count);
+    if (stop === 1) data[at] = '[DONE]';
+    if (stop === 2) data[at] = 'bad';
+    const text = data.map((d) => `data: ${d}\n\n`).join('');
+    // Reads cut at random places (inside events too).
+    const reads: Buffer[] = [];
+    for (let from = 0; from < text.length; ) {
+      const size = 1 + random(random(2) === 0 ? 40 : 400);
+      reads.push(Buffer.from(text.slice(from, from + size)));
+      from += size;
+    }
+    const stream = Readable.from(reads) as Readable & { dump: () => Promise<void> };
+    Object.assign(stream, { iterator: () => stream[Symbol.asyncIterator](), dump: () => Promise.resolve() });
+    const got: string[] = [];
+    let error: unknown;
+    try {
+      for await (const batch of readSseBatches(stream as unknown as Dispatcher.ResponseData['body'], (e) => e as Error, (event) => {
+        if (event.data === 'bad') throw new Error('bad event');
+        return `mapped ${event.data}`;
+      }, LIMITS)) {
+        t.ok(batch.length > 0 && batch.length <= 32, 'a batch of 1 to 32');
+        got.push(...batch);
+      }
+    } catch (caught) {
+      error = caught;
+    }
+    const end = stop === 0 ? count : at;
+    t.same(got, data.slice(0, end).map((d) => `mapped ${d}`), `round ${round}: ${count} events, ${['no stop', '[DONE]', 'a bad event'][stop]} at ${at}, ${reads.length} reads`);
+    t.equal(error instanceof Error ? error.message : error, stop === 2 ? 'bad event' : undefined);
+  }
+});

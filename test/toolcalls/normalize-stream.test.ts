@@ -1,7 +1,9 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import t from 'tap';
 import type { ChatChunk, ChatCompletion, ChunkDelta, FinishReason } from '../../src/api/chat-types.js';
 import { normalizeCompletion } from '../../src/toolcalls/normalize.js';
-import { normalizeStream } from '../../src/toolcalls/normalize-stream.js';
+import { createStreamNormalizer, normalizeStream } from '../../src/toolcalls/normalize-stream.js';
 import { TOOLS, normalizeContext } from './helpers.js';
 
 const USAGE: ChatChunk = { id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [], usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 } };
@@ -66,7 +68,7 @@ t.test('native tool-call stream passes through as the same objects', async (t) =
   const out = await collect(normalized.chunks);
   t.equal(out.length, input.length);
   out.forEach((c, i) => t.equal(c, input[i], `chunk ${i} is the same object`));
-  t.same(normalized.report, { mode: 'native', toolCalls: 1, aliased: [], unknownNames: 0, invalidArguments: 0, repairedArguments: 0, malformedCalls: 0 });
+  t.same(normalized.report, { mode: 'native', toolCalls: 1, aliased: [], unknownNames: 0, invalidArguments: 0, repairedArguments: 0, malformedCalls: 0, unchecked: [] });
 });
 
 t.test('plain text stream: prose flows, chunks unchanged', async (t) => {
@@ -168,4 +170,95 @@ t.test('argument fragments: passed as the same objects, joined for the report; a
   t.same(out[4].choices[0].delta.tool_calls, [{ index: 1, function: { arguments: '{}' } }]);
   t.same(accumulate(out).calls.map((c) => [c.name, c.arguments]), [['get_weather', '{"days": 1}'], ['get_time', '{}']]);
   t.equal(normalized.report.invalidArguments, 1, 'the joined fragments of get_weather break its schema');
+});
+
+// The chat path hands the normalizer a batch (the chunks of one upstream read) and gets the batch
+// itself back when nothing in it changed: no array per read. Batched, it must do exactly what it
+// does chunk by chunk: same chunks (the same objects where unchanged), same report, same end.
+t.test('pushAll: a batch gives what push gives chunk by chunk, and is the same array when nothing changed', async (t) => {
+  const call = (index: number, id: string, name: string): ChatChunk => chunk({ tool_calls: [{ index, id, type: 'function', function: { name, arguments: '' } }] });
+  const fragment = (index: number, args: string): ChatChunk => chunk({ tool_calls: [{ index, function: { arguments: args } }] });
+  const twoChoices: ChatChunk = { ...chunk({ content: 'a' }), choices: [{ index: 0, delta: { content: 'a' }, finish_reason: null }, { index: 1, delta: { content: '<tool_call>{"name": "get_time", "arguments": {}}</tool_call>' }, finish_reason: null }] };
+  const streams: Array<[string, ChatChunk[]]> = [
+    ['prose', textStream('It is sunny in Paris today, and the wind is low.', [1, 4, 7])],
+    ['text call', textStream('Let me check. <tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call> Done.', [2, 5, 9])],
+    ['text call cut off', textStream('Hi <tool_call>{"name": "get_time", "arguments": {}', [3])],
+    ['native', [chunk({ role: 'assistant', content: null }), call(0, 'call_abcdefghijklmnopqrstuvwx', 'get_weather'), fragment(0, '{"city":'), fragment(0, '"Paris"}'), chunk({}, 'tool_calls'), USAGE]],
+    ['native name in pieces, renumbered', [call(0, 'call_0', 'tool_search_'), chunk({ tool_calls: [{ index: 0, function: { name: 'procedure' } }] }), fragment(0, '{"query":"a"}'), call(0, 'call_0_b', 'get_time'), fragment(0, '{}'), chunk({}, 'stop')]],
+    ['several choices', [chunk({ role: 'assistant', content: '' }), twoChoices, chunk({ content: 'b' }), chunk({}, 'stop'), USAGE]],
+  ];
+  for (const [name, input] of streams) {
+    for (const tools of [TOOLS, []]) {
+      const one = createStreamNormalizer(normalizeContext(tools));
+      const expected: ChatChunk[] = [];
+      for (const c of input) one.push(c, expected);
+      one.end(expected);
+      for (const size of [1, 2, 3, input.length]) {
+        const batched = createStreamNormalizer(normalizeContext(tools));
+        const got: ChatChunk[] = [];
+        let sameArrays = 0;
+        let batches = 0;
+        for (let at = 0; at < input.length; at += size) {
+          const batch = input.slice(at, at + size);
+          batches++;
+          const out = batched.pushAll(batch);
+          if (out === batch) {
+            sameArrays++;
+            t.ok(
+              out.every((c, i) => c === input[at + i]),
+              'the same array only with every chunk unchanged',
+            );
+          }
+          got.push(...out);
+        }
+        batched.end(got);
+        const label = `${name}, ${tools.length} tools, batches of ${size}`;
+        t.same(withoutNewIds(got, input), withoutNewIds(expected, input), `${label}: the same chunks (ids the gateway made aside)`);
+        t.ok(got.every((c, i) => (input.includes(c) ? c === expected[i] : !input.includes(expected[i]))), `${label}: unchanged chunks are the same objects`);
+        t.same({ ...batched.report }, { ...one.report }, `${label}: the same report`);
+        // Without tools every chunk passes; with them, prose tokens the scanner lets through at once do.
+        if (tools.length === 0) t.equal(sameArrays, batches, `${label}: every batch handed back as it is`);
+        else if (name === 'prose' && size < input.length) t.ok(sameArrays > 0, `${label}: batches of prose tokens handed back as they are`);
+      }
+    }
+  }
+});
+
+/** The chunks with the call ids the gateway made (random, not in `input`) replaced by one mark. */
+function withoutNewIds(chunks: ChatChunk[], input: ChatChunk[]): unknown {
+  const upstreamIds = new Set(input.flatMap((c) => c.choices.flatMap((choice) => (choice.delta.tool_calls ?? []).map((d) => d.id))));
+  return JSON.parse(JSON.stringify(chunks, (key, value: unknown) => (key === 'id' && typeof value === 'string' && value.startsWith('call_') && !upstreamIds.has(value) ? 'call_new' : value)));
+}
+
+// A call's arguments arrive a fragment at a time and are kept for the report until the stream
+// ends. Joined with += they were a rope node and a string per fragment (~60 bytes for a
+// 6-character fragment); now flat blocks. Counted in heap bytes after a full GC, not timed.
+t.test('a native call streamed in many fragments holds about its characters', async (t) => {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  const settledHeap = (): number => {
+    for (let i = 0; i < 3; i++) gc();
+    return process.memoryUsage().heapUsed;
+  };
+  const normalizers = 40;
+  const fragments = 1000;
+  // Fragments made ahead (the chunks are dropped after each push, as the pipeline drops them).
+  const pieces = Array.from({ length: fragments }, (_, i) => `${i % 10}`.padEnd(6, 'y'));
+  const before = settledHeap();
+  const kept = [];
+  for (let n = 0; n < normalizers; n++) {
+    const normalizer = createStreamNormalizer(normalizeContext(TOOLS));
+    const out: ChatChunk[] = [];
+    normalizer.push(chunk({ tool_calls: [{ index: 0, id: 'call_abcdefghijklmnopqrstuvwx', type: 'function', function: { name: 'write_file', arguments: '{"path":"a","content":"' } }] }), out);
+    for (const piece of pieces) {
+      out.length = 0;
+      // A string of its own per fragment, as each event's would be.
+      normalizer.push(chunk({ tool_calls: [{ index: 0, function: { arguments: ` ${piece}`.slice(1) } }] }), out);
+    }
+    kept.push(normalizer);
+  }
+  const held = (settledHeap() - before) / normalizers;
+  for (const normalizer of kept) normalizer.end([]);
+  t.equal(kept.length, normalizers);
+  t.ok(held < fragments * 24, `${Math.round(held)} bytes held per stream for ${fragments} fragments of 6 characters`);
 });
