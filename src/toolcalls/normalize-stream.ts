@@ -7,6 +7,7 @@ import {
   createReport,
   fixCallArguments,
   noteTextCallName,
+  noteUnchecked,
   parseContextOf,
   resolveCallName,
 } from './normalize-shared.js';
@@ -372,7 +373,9 @@ function releaseNative(call: NativeCall, state: ChoiceState, ctx: NormalizeConte
 
 function finishReport(state: ChoiceState, ctx: NormalizeContext, report: NormalizeReport): void {
   for (const call of state.nativeCalls) {
-    if (fixArguments(call.args.text, ctx.tools.get(call.clientName)?.function.parameters).errors.length > 0) report.invalidArguments++;
+    const checked = fixArguments(call.args.text, ctx.tools.get(call.clientName)?.function.parameters);
+    if (checked.errors.length > 0) report.invalidArguments++;
+    if (checked.unchecked.length > 0) noteUnchecked(report, checked.unchecked);
   }
 }
 

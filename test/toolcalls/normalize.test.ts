@@ -20,7 +20,7 @@ t.test('native calls that need nothing pass through as the same object', async (
   const input = completion(null, [call('call_abcdefghijklmnopqrstuvwx', 'get_weather', '{"city":"SF"}')], 'tool_calls');
   const { completion: out, report } = normalizeCompletion(input, normalizeContext());
   t.equal(out, input);
-  t.same(report, { mode: 'native', toolCalls: 1, aliased: [], unknownNames: 0, invalidArguments: 0, repairedArguments: 0, malformedCalls: 0 });
+  t.same(report, { mode: 'native', toolCalls: 1, aliased: [], unknownNames: 0, invalidArguments: 0, repairedArguments: 0, malformedCalls: 0, unchecked: [] });
 });
 
 t.test('native calls: names decoded and aliased, ids fixed, arguments repaired, finish_reason set', async (t) => {
@@ -59,7 +59,7 @@ t.test('text calls become tool_calls', async (t) => {
     ['function', 'get_time', '{}'],
   ]);
   for (const c of choice.message.tool_calls!) t.match(c.id, /^call_[A-Za-z0-9]{24}$/);
-  t.same(report, { mode: 'text', toolCalls: 2, aliased: [{ from: 'functions.get_time', to: 'get_time', how: 'normalized' }], unknownNames: 0, invalidArguments: 0, repairedArguments: 1, malformedCalls: 0, format: 'hermes' });
+  t.same(report, { mode: 'text', toolCalls: 2, aliased: [{ from: 'functions.get_time', to: 'get_time', how: 'normalized' }], unknownNames: 0, invalidArguments: 0, repairedArguments: 1, malformedCalls: 0, format: 'hermes', unchecked: [] });
   t.equal(out.usage, input.usage);
 });
 
