@@ -1,3 +1,4 @@
+import type { ChatChunk } from '../api/chat-types.js';
 import { fixArguments } from './arguments.js';
 import type { NameCodec } from './name-encoding.js';
 import type { ReasoningMode } from './reasoning.js';
@@ -43,6 +44,21 @@ export interface NormalizeReport {
 
 /** A schema's unchecked parts are the same for every call to its tool: a few notes say it all. */
 export const MAX_UNCHECKED_NOTES = 5;
+
+/** The normalizer as a synchronous step: the pipeline feeds it chunk by chunk (batches go through without an async step per chunk). */
+export interface StreamNormalizer {
+  /** Filled in as the stream is read; complete once `end` ran. */
+  readonly report: NormalizeReport;
+  /** Appends what one upstream chunk becomes for the client to `out` (the same object when unchanged). */
+  push(chunk: ChatChunk, out: ChatChunk[]): void;
+  /**
+   * What a batch of upstream chunks becomes, as push would make it chunk by chunk: `batch` itself
+   * when every chunk goes out unchanged (the usual batch: no array per batch), else a new array.
+   */
+  pushAll(batch: ChatChunk[]): ChatChunk[];
+  /** The upstream ended: appends what was held back and completes the report. */
+  end(out: ChatChunk[]): void;
+}
 
 export function createReport(): NormalizeReport {
   return { mode: 'none', toolCalls: 0, aliased: [], unknownNames: 0, invalidArguments: 0, repairedArguments: 0, malformedCalls: 0, unchecked: [] };

@@ -1,6 +1,5 @@
 import type { ChatChunk } from '../api/chat-types.js';
-import { createReport } from './normalize-shared.js';
-import type { StreamNormalizer } from './normalize-stream.js';
+import { createReport, type StreamNormalizer } from './normalize-shared.js';
 
 // The stream normalizer when no tools were declared and reasoning stays in content
 // (createStreamNormalizer picks it): every chunk goes out as it is.

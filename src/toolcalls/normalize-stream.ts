@@ -4,6 +4,7 @@ import { ToolCallIdFixer, newToolCallId } from './ids.js';
 import {
   type NormalizeContext,
   type NormalizeReport,
+  type StreamNormalizer,
   createReport,
   fixCallArguments,
   noteTextCallName,
@@ -28,20 +29,7 @@ export interface NormalizedStream {
   report: NormalizeReport;
 }
 
-/** The normalizer as a synchronous step: the pipeline feeds it chunk by chunk (batches go through without an async step per chunk). */
-export interface StreamNormalizer {
-  /** Filled in as the stream is read; complete once `end` ran. */
-  readonly report: NormalizeReport;
-  /** Appends what one upstream chunk becomes for the client to `out` (the same object when unchanged). */
-  push(chunk: ChatChunk, out: ChatChunk[]): void;
-  /**
-   * What a batch of upstream chunks becomes, as push would make it chunk by chunk: `batch` itself
-   * when every chunk goes out unchanged (the usual batch: no array per batch), else a new array.
-   */
-  pushAll(batch: ChatChunk[]): ChatChunk[];
-  /** The upstream ended: appends what was held back and completes the report. */
-  end(out: ChatChunk[]): void;
-}
+export type { StreamNormalizer } from './normalize-shared.js';
 
 export function createStreamNormalizer(ctx: NormalizeContext): StreamNormalizer {
   const passThrough = ctx.tools.size === 0 && (ctx.reasoning ?? 'content') === 'content';
