@@ -1,4 +1,5 @@
 import t from 'tap';
+import { withObjectKeysCounted } from '../helpers/count-keys.js';
 import { parseJsonBody } from '../../src/http/json-body.js';
 
 // Issue 14 §2: tool-call arguments are JSON inside a string, so the body's depth limit did not
@@ -20,17 +21,8 @@ t.test('arguments strings count against the nesting limit, with a 400 naming it'
 // The walk reads each object's keys with for-in (no array of keys per object, V8's enum cache).
 t.test('the body walk builds no key arrays', async (t) => {
   const text = JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{}' } }] }], tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object', properties: {} } } }] });
-  const keys = Object.keys;
-  let calls = 0;
-  Object.keys = ((object: object) => {
-    calls++;
-    return keys(object);
-  }) as typeof Object.keys;
-  try {
-    t.ok(parseJsonBody(text, { maxDepth: 64, maxStringLength: 100 }));
-  } finally {
-    Object.keys = keys;
-  }
+  const { result, calls } = withObjectKeysCounted(() => parseJsonBody(text, { maxDepth: 64, maxStringLength: 100 }));
+  t.ok(result);
   t.equal(calls, 0);
 });
 

@@ -1,4 +1,5 @@
 import t from 'tap';
+import { withObjectKeysCounted } from '../helpers/count-keys.js';
 import { entryBytes } from '../../src/ledger/entry-bytes.js';
 import { approxBytes } from '../../src/state/budget.js';
 
@@ -88,18 +89,7 @@ t.test('for-in walk: no key arrays, own keys only', async (t) => {
   const bare = Object.create(null) as Record<string, unknown>;
   bare.k = 'v';
   const sample = { message: { role: 'assistant', tool_calls: [{ id: 'c', function: { name: 'f', arguments: '{}' } }] }, odd: new WithProto(), bare };
-  const keys = Object.keys;
-  let calls = 0;
-  Object.keys = ((object: object) => {
-    calls++;
-    return keys(object);
-  }) as typeof Object.keys;
-  let counted: number;
-  try {
-    counted = entryBytes(sample);
-  } finally {
-    Object.keys = keys;
-  }
+  const { result: counted, calls } = withObjectKeysCounted(() => entryBytes(sample));
   t.equal(calls, 0, 'no Object.keys');
   t.equal(counted, approxBytes(sample));
   Object.defineProperty(Object.prototype, 'polluted', { value: 'zzzzzzzz', enumerable: true, configurable: true });

@@ -1,4 +1,5 @@
 import t from 'tap';
+import { withObjectKeysCounted } from '../helpers/count-keys.js';
 import { fixArguments, MAX_SCHEMA_CHARS, MAX_VALIDATED_CHARS, toArgumentsJson, validatorFor } from '../../src/toolcalls/arguments.js';
 
 const schema = {
@@ -186,18 +187,7 @@ t.test('an equal schema seen recently is found without serializing it', async (t
 t.test('checking arguments against a known schema builds no key arrays', async (t) => {
   const tool = { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] };
   t.same(fixArguments('{"q":"x"}', structuredClone(tool)).errors, []);
-  const keys = Object.keys;
-  let calls = 0;
-  Object.keys = ((object: object) => {
-    calls++;
-    return keys(object);
-  }) as typeof Object.keys;
-  let result;
-  try {
-    result = fixArguments('{"q":"y"}', structuredClone(tool));
-  } finally {
-    Object.keys = keys;
-  }
+  const { result, calls } = withObjectKeysCounted(() => fixArguments('{"q":"y"}', structuredClone(tool)));
   t.same(result.errors, []);
   t.equal(calls, 0);
   t.equal(fixArguments('{"q":1}', {}).errors.length, 0, 'an empty schema is no schema');
