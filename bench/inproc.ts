@@ -46,7 +46,7 @@ export function gatewayFlags(): Array<{ label: string; root: string }> {
   });
 }
 
-async function load(root: string, configPath: string): Promise<Built> {
+export async function load(root: string, configPath: string): Promise<Built> {
   const base = pathToFileURL(join(root, 'dist/')).href;
   const { buildApp } = (await import(`${base}app.js`)) as { buildApp: (loaded: unknown, options: unknown) => Promise<Built> };
   const { parseConfig } = (await import(`${base}config/load.js`)) as { parseConfig: (text: string, env: unknown, path: string) => { config: { logging: { level: string } }; secrets: unknown } };

@@ -1,12 +1,10 @@
-import { readFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
-import { join } from 'node:path';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { pathToFileURL } from 'node:url';
 import { Pool } from 'undici';
 import { spawnChild } from './common.js';
-import { flags, gatewayFlags, tempConfig, type Built } from './inproc.js';
+import { flags, gatewayFlags, load, tempConfig, type Built } from './inproc.js';
 import { gatewayConfig, requestBody } from './scenario.js';
 
 // Bytes allocated per JSON request, by allocation site, for each build: V8's sampling heap profiler
@@ -21,15 +19,6 @@ interface ProfileNode {
   callFrame: { functionName: string; url: string; lineNumber: number };
   selfSize: number;
   children: ProfileNode[];
-}
-
-async function load(root: string, configPath: string): Promise<Built> {
-  const base = pathToFileURL(join(root, 'dist/')).href;
-  const { buildApp } = (await import(`${base}app.js`)) as { buildApp: (loaded: unknown, options: unknown) => Promise<Built> };
-  const { parseConfig } = (await import(`${base}config/load.js`)) as { parseConfig: (text: string, env: unknown, path: string) => { config: { logging: { level: string } }; secrets: unknown } };
-  const { createLogger } = (await import(`${base}logging.js`)) as { createLogger: (options: unknown) => unknown };
-  const loaded = parseConfig(readFileSync(configPath, 'utf8'), process.env, configPath);
-  return buildApp(loaded, { logger: createLogger({ level: loaded.config.logging.level, secrets: loaded.secrets }) });
 }
 
 /**
