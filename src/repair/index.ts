@@ -14,30 +14,19 @@ import { declaredToolsOf, toolDefinitionsPass } from './tool-definitions.js';
 import { toolLoopPass } from './tool-loop.js';
 import { isChatRequest, shapeProblems } from './checked.js';
 import type { Finding, RepairContext, RepairOptions, RepairPass } from './types.js';
+import { derivedOnce } from './request-memo.js';
 import { historyProblems } from './validate.js';
 
 export { declaredToolsOf } from './tool-definitions.js';
 
-// Kept on the request object itself under a non-enumerable symbol (as api/raw-json.ts keeps raw
-// text): spreads, JSON.stringify and deep comparisons do not see it, a copy has its own, and it
-// costs no WeakMap entry per request (ephemerons the garbage collector walks on every scavenge).
 const DECLARED = Symbol('declared tools');
-const declaredSlot: PropertyDescriptor = { value: undefined, configurable: true };
 
 /**
  * declaredToolsOf, computed once per request object: the repair step and the upstream call read
- * the same request when repair changed nothing (requests are never mutated, only copied).
+ * the same request when repair changed nothing.
  */
 export function declaredToolsOnce(request: RawChatRequest): ReadonlyMap<string, ToolDefinition> {
-  const known = (request as { [DECLARED]?: ReadonlyMap<string, ToolDefinition> })[DECLARED];
-  if (known !== undefined) return known;
-  const tools = declaredToolsOf(request);
-  if (Object.isExtensible(request)) {
-    declaredSlot.value = tools;
-    Object.defineProperty(request, DECLARED, declaredSlot);
-    declaredSlot.value = undefined;
-  }
-  return tools;
+  return derivedOnce(request, DECLARED, declaredToolsOf);
 }
 export { DEFAULT_REPAIR_OPTIONS, FINDING_KINDS, FINDING_KIND_LIST, type FindingKind } from './kinds.js';
 

@@ -1,6 +1,7 @@
 import type { RawChatRequest, FunctionDefinition, JsonObject, ToolChoice, ToolDefinition } from '../api/chat-types.js';
 import { errors } from '../errors.js';
 import type { Finding, RepairPass } from './types.js';
+import { derivedOnce } from './request-memo.js';
 import { finding, isRecord, nonEmptyString } from './util.js';
 
 // Pass 7: tool definitions in the shapes frameworks send by mistake, turned into chat tools:
@@ -177,21 +178,11 @@ function normalize(request: RawChatRequest): Normalized {
 }
 
 // The pass and the declared-tools lookup read the same request object (the client's, before any
-// other pass copied it): its normalization is kept on it under a non-enumerable symbol, so it runs
-// once per request, not once for each. Requests are never mutated, only copied; a copy has none.
+// other pass copied it): its normalization runs once per request, not once for each.
 const NORMALIZED = Symbol('normalized tools');
-const normalizedSlot: PropertyDescriptor = { value: undefined, configurable: true };
 
 function normalizeOnce(request: RawChatRequest): Normalized {
-  const known = (request as { [NORMALIZED]?: Normalized })[NORMALIZED];
-  if (known !== undefined) return known;
-  const normalized = normalize(request);
-  if (Object.isExtensible(request)) {
-    normalizedSlot.value = normalized;
-    Object.defineProperty(request, NORMALIZED, normalizedSlot);
-    normalizedSlot.value = undefined;
-  }
-  return normalized;
+  return derivedOnce(request, NORMALIZED, normalize);
 }
 
 export const toolDefinitionsPass: RepairPass = {
