@@ -1,5 +1,5 @@
 import t from 'tap';
-import { withObjectKeysCounted } from '../helpers/count-keys.js';
+import { withCallsCounted } from '../helpers/count-calls.js';
 import { parseJsonBody } from '../../src/http/json-body.js';
 
 // Issue 14 §2: tool-call arguments are JSON inside a string, so the body's depth limit did not
@@ -21,7 +21,7 @@ t.test('arguments strings count against the nesting limit, with a 400 naming it'
 // The walk reads each object's keys with for-in (no array of keys per object, V8's enum cache).
 t.test('the body walk builds no key arrays', async (t) => {
   const text = JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{}' } }] }], tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object', properties: {} } } }] });
-  const { result, calls } = withObjectKeysCounted(() => parseJsonBody(text, { maxDepth: 64, maxStringLength: 100 }));
+  const { result, calls } = withCallsCounted(Object, 'keys', () => parseJsonBody(text, { maxDepth: 64, maxStringLength: 100 }));
   t.ok(result);
   t.equal(calls, 0);
 });

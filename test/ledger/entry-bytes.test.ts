@@ -1,5 +1,5 @@
 import t from 'tap';
-import { withObjectKeysCounted } from '../helpers/count-keys.js';
+import { withCallsCounted } from '../helpers/count-calls.js';
 import { entryBytes } from '../../src/ledger/entry-bytes.js';
 import { approxBytes } from '../../src/state/budget.js';
 
@@ -89,7 +89,7 @@ t.test('for-in walk: no key arrays, own keys only', async (t) => {
   const bare = Object.create(null) as Record<string, unknown>;
   bare.k = 'v';
   const sample = { message: { role: 'assistant', tool_calls: [{ id: 'c', function: { name: 'f', arguments: '{}' } }] }, odd: new WithProto(), bare };
-  const { result: counted, calls } = withObjectKeysCounted(() => entryBytes(sample));
+  const { result: counted, calls } = withCallsCounted(Object, 'keys', () => entryBytes(sample));
   t.equal(calls, 0, 'no Object.keys');
   t.equal(counted, approxBytes(sample));
   Object.defineProperty(Object.prototype, 'polluted', { value: 'zzzzzzzz', enumerable: true, configurable: true });

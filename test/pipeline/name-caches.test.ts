@@ -1,23 +1,13 @@
 import { LRUCache } from 'lru-cache';
 import t from 'tap';
+import { withCallsCounted } from '../helpers/count-calls.js';
 import { NameCaches } from '../../src/pipeline/name-caches.js';
 
 const RULE = { pattern: /^[a-zA-Z0-9_-]+$/, maxLength: 64 };
 
 /** Counts LRU lookups while `run` runs. */
 function lruGets(run: () => void): number {
-  const get = LRUCache.prototype.get;
-  let calls = 0;
-  LRUCache.prototype.get = function (this: LRUCache<string, object>, ...args: Parameters<typeof get>) {
-    calls++;
-    return get.apply(this, args);
-  } as typeof get;
-  try {
-    run();
-  } finally {
-    LRUCache.prototype.get = get;
-  }
-  return calls;
+  return withCallsCounted(LRUCache.prototype, 'get', run).calls;
 }
 
 // Every turn of an agent sends the same tools (a new array of names each request): the last tool

@@ -1,6 +1,5 @@
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import t from 'tap';
+import { settledHeap } from '../helpers/heap.js';
 import type { FastifyBaseLogger } from 'fastify';
 import type { ChatChunk, ChatCompletion, ChunkDelta, RawChatRequest } from '../../src/api/chat-types.js';
 import type { Gateway } from '../../src/gateway.js';
@@ -94,17 +93,11 @@ t.test('a streamed answer is recorded as the concatenation of its deltas', async
 // rope node and a string per token (~60 bytes for a 6-character token); now flat blocks.
 // Counted in heap bytes after a full GC, not timed.
 t.test('a recorder holds about the characters of a long streamed answer', async (t) => {
-  setFlagsFromString('--expose-gc');
-  const gc = runInNewContext('gc') as () => void;
-  const settledHeap = (): number => {
-    for (let i = 0; i < 3; i++) gc();
-    return process.memoryUsage().heapUsed;
-  };
   const { gateway, log } = setup(async () => undefined);
   const recorders = 40;
   const tokens = 1000;
   const pieces = Array.from({ length: tokens }, (_, i) => `${i % 10}`.padEnd(6, 'y'));
-  const before = settledHeap();
+  const before = await settledHeap();
   const kept: StreamAnswerRecorder[] = [];
   for (let r = 0; r < recorders; r++) {
     const recorder = new StreamAnswerRecorder(gateway, request, target, log);
@@ -116,7 +109,7 @@ t.test('a recorder holds about the characters of a long streamed answer', async 
     }
     kept.push(recorder);
   }
-  const held = (settledHeap() - before) / recorders;
+  const held = ((await settledHeap()) - before) / recorders;
   t.equal(kept[recorders - 1].answer.content.length, tokens * 6);
   t.ok(held < 2 * tokens * 24, `${Math.round(held)} bytes held per recorder for ${tokens} content tokens and ${tokens} argument fragments of 6 characters`);
 });

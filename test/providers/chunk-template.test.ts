@@ -1,7 +1,6 @@
 import fc from 'fast-check';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import t from 'tap';
+import { settledHeap } from '../helpers/heap.js';
 import type { ChatChunk } from '../../src/api/chat-types.js';
 import { ChunkTemplates } from '../../src/providers/chunk-template.js';
 
@@ -150,16 +149,6 @@ t.test('a "__proto__" key is a plain key for JSON.parse: such an event is never 
 });
 
 /** The heap after full GCs, for the memory tests below (earlier tests' garbage collected first). */
-async function settledHeap(): Promise<number> {
-  setFlagsFromString('--expose-gc');
-  const gc = runInNewContext('gc') as () => void;
-  for (let i = 0; i < 3; i++) {
-    await new Promise((resolve) => setImmediate(resolve));
-    gc();
-  }
-  return process.memoryUsage().heapUsed;
-}
-
 // A template lives as long as its stream. The event text it learns from is a slice of the whole
 // network read (what the SSE parser hands out), and a V8 slice keeps its parent: a template kept the
 // whole read (a burst: kilobytes per stream). Counted in heap bytes after a full GC, not timed.

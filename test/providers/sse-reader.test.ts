@@ -1,9 +1,8 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import t from 'tap';
+import { settledHeap } from '../helpers/heap.js';
 import { Pool, type Dispatcher } from 'undici';
 import { readSse, readSseBatches, type SseLimits } from '../../src/providers/sse-reader.js';
 
@@ -179,20 +178,11 @@ t.test('no maxEventBytes: the config default applies (32 MiB), not unbounded', a
 // keeps its locals: the reader kept the whole decoded previous read (its text, and the events that
 // are slices of it) until the next one came. Counted in heap bytes after a full GC, not timed.
 t.test('a reader waiting for the next read does not keep the previous one', async (t) => {
-  setFlagsFromString('--expose-gc');
-  const gc = runInNewContext('gc') as () => void;
   const readers = 50;
   // Long events (64 KB in the read), so what a reader itself holds (stream, parser, decoder) is small beside it.
   const event = (i: number): string => `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: `${i} `.padEnd(1600, 'x') } }] })}\n\n`;
   const read = Array.from({ length: 40 }, (_, i) => event(i)).join('');
   // Earlier tests' garbage (a 32 MiB read) is collected first: the heap is compared at three points.
-  const settledHeap = async (): Promise<number> => {
-    for (let i = 0; i < 3; i++) {
-      await new Promise((resolve) => setImmediate(resolve));
-      gc();
-    }
-    return process.memoryUsage().heapUsed;
-  };
   const before = await settledHeap();
   let waiting: Array<{ stream: Readable; next: Promise<unknown> }> = [];
   for (let r = 0; r < readers; r++) {
@@ -223,15 +213,6 @@ t.test('a reader waiting for the next read does not keep the previous one', asyn
 // beside its body, a waiting reader held 5.3–5.5 KB before and 4.2–4.3 KB now (Node 20 and 24, as
 // these tests run it; built, 4.3 → 2.6 KB).
 t.test('a reader waiting for the next read holds little beyond its body, and no listener made for it', async (t) => {
-  setFlagsFromString('--expose-gc');
-  const gc = runInNewContext('gc') as () => void;
-  const settledHeap = async (): Promise<number> => {
-    for (let i = 0; i < 4; i++) {
-      await new Promise((resolve) => setImmediate(resolve));
-      gc();
-    }
-    return process.memoryUsage().heapUsed;
-  };
   const readers = 2000;
   const event = 'data: {"choices":[{"index":0,"delta":{"content":"hi"}}]}\n\n';
   const body = (): Readable & { dump: () => Promise<void> } => {
@@ -251,9 +232,9 @@ t.test('a reader waiting for the next read holds little beyond its body, and no 
     return waiting;
   };
   await open().then(async (warm) => Promise.all(warm.map(({ stream, next }) => (stream.push(null), next))));
-  const before = await settledHeap();
+  const before = await settledHeap(4);
   let waiting = await open();
-  const withReaders = await settledHeap();
+  const withReaders = await settledHeap(4);
   const [first, second] = waiting;
   for (const name of ['readable', 'end', 'error', 'close']) {
     const [a, b] = [first.stream.listeners(name), second.stream.listeners(name)];
@@ -267,7 +248,7 @@ t.test('a reader waiting for the next read holds little beyond its body, and no 
     stream.read();
     bare.push(stream);
   }
-  const withBodies = await settledHeap();
+  const withBodies = await settledHeap(4);
   for (const { stream, next } of waiting) {
     stream.push(null);
     await next;

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { withObjectKeysCounted } from '../helpers/count-keys.js';
+import { withCallsCounted } from '../helpers/count-calls.js';
 import { fixArguments, MAX_SCHEMA_CHARS, MAX_VALIDATED_CHARS, toArgumentsJson, validatorFor } from '../../src/toolcalls/arguments.js';
 
 const schema = {
@@ -187,7 +187,7 @@ t.test('an equal schema seen recently is found without serializing it', async (t
 t.test('checking arguments against a known schema builds no key arrays', async (t) => {
   const tool = { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] };
   t.same(fixArguments('{"q":"x"}', structuredClone(tool)).errors, []);
-  const { result, calls } = withObjectKeysCounted(() => fixArguments('{"q":"y"}', structuredClone(tool)));
+  const { result, calls } = withCallsCounted(Object, 'keys', () => fixArguments('{"q":"y"}', structuredClone(tool)));
   t.same(result.errors, []);
   t.equal(calls, 0);
   t.equal(fixArguments('{"q":1}', {}).errors.length, 0, 'an empty schema is no schema');

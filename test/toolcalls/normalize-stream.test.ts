@@ -1,6 +1,5 @@
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import t from 'tap';
+import { settledHeap } from '../helpers/heap.js';
 import type { ChatChunk, ChatCompletion, ChunkDelta, FinishReason } from '../../src/api/chat-types.js';
 import { normalizeCompletion } from '../../src/toolcalls/normalize.js';
 import { createStreamNormalizer, normalizeStream } from '../../src/toolcalls/normalize-stream.js';
@@ -234,17 +233,11 @@ function withoutNewIds(chunks: ChatChunk[], input: ChatChunk[]): unknown {
 // ends. Joined with += they were a rope node and a string per fragment (~60 bytes for a
 // 6-character fragment); now flat blocks. Counted in heap bytes after a full GC, not timed.
 t.test('a native call streamed in many fragments holds about its characters', async (t) => {
-  setFlagsFromString('--expose-gc');
-  const gc = runInNewContext('gc') as () => void;
-  const settledHeap = (): number => {
-    for (let i = 0; i < 3; i++) gc();
-    return process.memoryUsage().heapUsed;
-  };
   const normalizers = 40;
   const fragments = 1000;
   // Fragments made ahead (the chunks are dropped after each push, as the pipeline drops them).
   const pieces = Array.from({ length: fragments }, (_, i) => `${i % 10}`.padEnd(6, 'y'));
-  const before = settledHeap();
+  const before = await settledHeap();
   const kept = [];
   for (let n = 0; n < normalizers; n++) {
     const normalizer = createStreamNormalizer(normalizeContext(TOOLS));
@@ -257,7 +250,7 @@ t.test('a native call streamed in many fragments holds about its characters', as
     }
     kept.push(normalizer);
   }
-  const held = (settledHeap() - before) / normalizers;
+  const held = ((await settledHeap()) - before) / normalizers;
   for (const normalizer of kept) normalizer.end([]);
   t.equal(kept.length, normalizers);
   t.ok(held < fragments * 24, `${Math.round(held)} bytes held per stream for ${fragments} fragments of 6 characters`);
