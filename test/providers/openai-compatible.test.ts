@@ -169,3 +169,41 @@ t.test('property: the fast path gives the client what parsing every event gives,
   t.ok(compared > 100, `${compared} streams compared`);
   t.ok(templated > compared * 5, `the fast path was taken (${templated} events)`);
 });
+
+// The upstream body is built key by key instead of `{ ...request, model, stream }` (Node 20's slow
+// path for a key added to a spread copy): the JSON the upstream gets must be the same text.
+t.test('property: upstreamBody serializes as the spread copy did, over generated requests', async (t) => {
+  const { upstreamBody } = await import('../../src/providers/openai-compatible.js');
+  let seed = 7;
+  const random = (n: number): number => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed % n;
+  };
+  const keys = ['model', 'messages', 'stream', 'tools', 'temperature', '__proto__', '10', '2', 'stream_options', 'n', 'constructor', 'user'];
+  const values: unknown[] = ['x', 1, null, false, true, [1, { a: 'b' }], { include_usage: true }, undefined];
+  let cases = 0;
+  for (let i = 0; i < 2000; i++) {
+    const request: Record<string | symbol, unknown> = {};
+    const count = random(keys.length + 1);
+    for (let k = 0; k < count; k++) {
+      const key = keys[random(keys.length)];
+      Object.defineProperty(request, key, { value: values[random(values.length)], enumerable: random(5) > 0, writable: true, configurable: true });
+    }
+    if (random(3) === 0) request[Symbol('tools')] = ['held'];
+    const inherited = Object.create(request) as Record<string, unknown>; // inherited keys: a spread skips them
+    inherited.messages = [];
+    for (const source of [request, inherited]) {
+      for (const stream of [false, true]) {
+        const spread = JSON.stringify({ ...(source as object), model: 'up/model', stream });
+        const built = JSON.stringify(upstreamBody(source as never, 'up/model', stream));
+        if (built !== spread) t.fail(`differs for ${spread}: ${built}`);
+        cases++;
+      }
+    }
+  }
+  t.equal(cases, 8000, 'cases compared');
+  const polluted = JSON.parse('{"__proto__": {"polluted": 1}, "messages": []}') as Record<string, unknown>;
+  const body = upstreamBody(polluted as never, 'm', false);
+  t.equal(Object.getPrototypeOf(body), Object.prototype, 'an own __proto__ key does not set the copy\'s prototype');
+  t.equal(JSON.stringify(body), '{"__proto__":{"polluted":1},"messages":[],"model":"m","stream":false}', 'and is copied as a key');
+});
