@@ -30,7 +30,7 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
     if (settings.type === 'openai') {
       this.responses = {
         create: (body, context) => this.postJson('/responses', body, context, asObject),
-        stream: async (body, context) => this.events(await this.post('/responses', { ...body, stream: true }, context, true)),
+        stream: async (body, context) => this.events(await this.postStream('/responses', { ...body, stream: true }, context)),
       };
     }
   }
@@ -45,7 +45,9 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
   }
 
   async stream(request: ChatRequest, context: ProviderCallContext): Promise<AsyncIterable<ChatChunk>> {
-    const response = await this.post('/chat/completions', { ...request, model: context.upstreamModel, stream: true }, context, true);
+    const response = await this.client.post('/chat/completions', JSON.stringify({ ...request, model: context.upstreamModel, stream: true }), forwardedHeaders(context), context.signal);
+    // An error status or no event stream: a failure (the async step of its own only then).
+    if (response.status >= 400 || !isEventStream(response)) throw await this.notAStream(response);
     return batchedChunks(readSseBatches(response.body, (error) => this.client.mapError(error, 'body'), streamChunkReader(this.settings.name), this.settings));
   }
 
@@ -75,17 +77,18 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
     yield* readSse(response.body, (error) => this.client.mapError(error, 'body'), this.settings);
   }
 
-  private async post(path: string, body: Record<string, unknown>, context: ProviderCallContext, stream: boolean): Promise<UpstreamResponse> {
+  private async postStream(path: string, body: Record<string, unknown>, context: ProviderCallContext): Promise<UpstreamResponse> {
     const response = await this.client.post(path, JSON.stringify(body), forwardedHeaders(context), context.signal);
-    if (response.status >= 400) throw await this.failureOf(response);
-    if (stream) {
-      const type = String(response.headers['content-type'] ?? '');
-      if (!type.includes('text/event-stream')) {
-        const text = await readErrorText(response.body);
-        throw errors.upstreamBadResponse(this.settings.name, `expected an event stream, got '${type || 'no content-type'}' (${text.slice(0, 200)})`);
-      }
-    }
+    if (response.status >= 400 || !isEventStream(response)) throw await this.notAStream(response);
     return response;
+  }
+
+  /** Why an answer is not the one asked for: an error status (the upstream's own message) or not an event stream. */
+  private async notAStream(response: UpstreamResponse): Promise<GatewayError> {
+    if (response.status >= 400) return this.failureOf(response);
+    const type = String(response.headers['content-type'] ?? '');
+    const text = await readErrorText(response.body);
+    return errors.upstreamBadResponse(this.settings.name, `expected an event stream, got '${type || 'no content-type'}' (${text.slice(0, 200)})`);
   }
 
   /** An error status: the upstream's own message, in the catalogue's error. */
@@ -97,6 +100,10 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
   async close(): Promise<void> {
     await this.client.close();
   }
+}
+
+function isEventStream(response: UpstreamResponse): boolean {
+  return String(response.headers['content-type'] ?? '').includes('text/event-stream');
 }
 
 function asObject(_provider: string, parsed: Record<string, unknown>): Record<string, unknown> {
