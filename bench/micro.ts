@@ -1,9 +1,10 @@
 import type { ChatMessage, ChatRequest, ToolCall } from '../src/api/chat-types.js';
 import { ledgerQueryFor } from '../src/ledger/fingerprint.js';
 import { EMPTY_SNAPSHOT } from '../src/ledger/types.js';
+import { RepairBudget } from '../src/repair/bounded-json.js';
 import { DEFAULT_REPAIR_OPTIONS, declaredToolsOf, repairRequest } from '../src/repair/index.js';
 import type { RepairContext } from '../src/repair/types.js';
-import { createNameResolver } from '../src/toolcalls/names.js';
+import { createNameResolver, FuzzyBudget } from '../src/toolcalls/names.js';
 import { parseToolCallsFromText } from '../src/toolcalls/parse.js';
 import { ToolCallStreamExtractor } from '../src/toolcalls/stream-extractor.js';
 import type { ParseContext } from '../src/toolcalls/types.js';
@@ -142,14 +143,15 @@ export interface RepairBench {
 
 export function benchRepair(variant: HistoryVariant, rounds: number, roundMs: number): RepairBench {
   const request = history(500, 100, variant);
-  const context: RepairContext = { declaredTools: declaredToolsOf(request), ledger: EMPTY_SNAPSHOT, options: DEFAULT_REPAIR_OPTIONS };
+  const repairBudget = new RepairBudget();
+  const context: RepairContext = { declaredTools: declaredToolsOf(request), ledger: EMPTY_SNAPSHOT, options: DEFAULT_REPAIR_OPTIONS, repairBudget };
   const once = repairRequest(request, context);
   const kinds: Record<string, number> = {};
   for (const finding of once.findings) kinds[finding.kind] = (kinds[finding.kind] ?? 0) + 1;
   const repairUs = timeIt(() => repairRequest(request, context), rounds, roundMs);
   const stepUs = timeIt(() => {
     ledgerQueryFor(request);
-    return repairRequest(request, { declaredTools: declaredToolsOf(request), ledger: EMPTY_SNAPSHOT, options: DEFAULT_REPAIR_OPTIONS });
+    return repairRequest(request, { declaredTools: declaredToolsOf(request), ledger: EMPTY_SNAPSHOT, options: DEFAULT_REPAIR_OPTIONS, repairBudget });
   }, rounds, roundMs);
   return {
     variant,
@@ -222,7 +224,8 @@ export interface ParserBench {
 export function parseContext(): ParseContext {
   const tools = declaredToolsOf({ model: 'bench', messages: [], tools: BENCH_TOOLS });
   const resolver = createNameResolver([...tools.keys()]);
-  return { tools, resolveName: (name) => resolver(name)?.name ?? null };
+  const fuzzy = new FuzzyBudget();
+  return { tools, resolveName: (name) => resolver(name, fuzzy)?.name ?? null, repairBudget: new RepairBudget() };
 }
 
 function streamParse(text: string, deltaChars: number, ctx: ParseContext): number {

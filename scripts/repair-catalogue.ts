@@ -4,6 +4,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { ChatRequest } from '../src/api/chat-types.js';
 import { allPrefixFingerprints } from '../src/ledger/fingerprint.js';
+import { RepairBudget } from '../src/repair/bounded-json.js';
 import { DEFAULT_REPAIR_OPTIONS, FINDING_KINDS, declaredToolsOf, repairRequest } from '../src/repair/index.js';
 import type { LedgerEntry } from '../src/ledger/types.js';
 
@@ -65,7 +66,7 @@ export function runExample(kind: string) {
   const options = { ...DEFAULT_REPAIR_OPTIONS, ...(example.options ?? {}) };
   const ledger = example.ledger ? ledgerFor(example.messages) : { byCallId: new Map(), byPrefix: new Map() };
   const before = structuredClone(request);
-  const repaired = repairRequest(request, { declaredTools, ledger, options });
+  const repaired = repairRequest(request, { declaredTools, ledger, options, repairBudget: new RepairBudget() });
   return { before, after: repaired.request, findings: repaired.findings, inputUntouched: JSON.stringify(before) === JSON.stringify(request) };
 }
 

@@ -16,6 +16,7 @@ import { serverTimeouts } from './http/server-timeouts.js';
 import type { CallLedger } from './ledger/types.js';
 import { createMetrics, createPriceLookup, type PriceTable } from './metrics/index.js';
 import { NameCaches } from './pipeline/name-caches.js';
+import { workBudgetsFor } from './state/work-budgets.js';
 import { ToolSupportMemory } from './pipeline/tool-support.js';
 import { createProviders } from './providers/registry.js';
 import { Resilience } from './resilience/index.js';
@@ -82,6 +83,8 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions): Pro
     forwardHeaderNames: new Set(config.server.forwardHeaders.map((name) => name.toLowerCase())),
     auth: createAuth(loaded, state.counters, metrics, options.logger as FastifyBaseLogger),
     resilience: new Resilience(config, options.logger),
+    // A Map per configured key (and the anonymous scope): bounded by config (state/work-budgets.ts).
+    workBudgets: workBudgetsFor(config.auth.keys.map((key) => key.name)),
   };
 
   const inspector = config.inspector.enabled ? new Inspector(config.inspector, gateway.auth.redact, options.logger as FastifyBaseLogger) : undefined;

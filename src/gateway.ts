@@ -10,6 +10,7 @@ import type { Metrics } from './metrics/index.js';
 import type { RepairOptions } from './repair/types.js';
 import type { Resilience } from './resilience/index.js';
 import type { ResponseStore } from './responses/store.js';
+import type { WorkBudgetStore } from './state/work-budgets.js';
 
 export interface UpstreamCaches {
   names: NameCaches;
@@ -35,4 +36,6 @@ export interface Gateway {
   auth: GatewayAuth;
   /** Per-provider retry policies and circuit breakers. */
   resilience: Resilience;
+  /** Best-effort work budgets (JSON repair, fuzzy names), one set per gateway key scope. */
+  workBudgets: WorkBudgetStore;
 }

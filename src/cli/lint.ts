@@ -4,6 +4,7 @@ import type { ChatRequest, RawChatRequest } from '../api/chat-types.js';
 import { loadConfigFile } from '../config/load.js';
 import { isGatewayError } from '../errors.js';
 import { EMPTY_SNAPSHOT } from '../ledger/types.js';
+import { RepairBudget } from '../repair/bounded-json.js';
 import { DEFAULT_REPAIR_OPTIONS, declaredToolsOf, repairRequest, strictVerdictOf, summarizeFindings } from '../repair/index.js';
 import type { Finding, RepairOptions } from '../repair/types.js';
 
@@ -48,11 +49,14 @@ export function lintInput(text: string): RawChatRequest {
   }
 }
 
+// The CLI is one local user: one jsonrepair budget for the process.
+const CLI_REPAIR_BUDGET = new RepairBudget();
+
 /** One repair-mode run (the endpoint's repairStep without the ledger lookup) and strict mode's verdict from it. */
 export function lint(request: RawChatRequest, options: RepairOptions = DEFAULT_REPAIR_OPTIONS): LintReport {
   let repaired: { request: ChatRequest; findings: Finding[] };
   try {
-    repaired = repairRequest(request, { declaredTools: declaredToolsOf(request), ledger: EMPTY_SNAPSHOT, options: { ...options, mode: 'repair' } });
+    repaired = repairRequest(request, { declaredTools: declaredToolsOf(request), ledger: EMPTY_SNAPSHOT, options: { ...options, mode: 'repair' }, repairBudget: CLI_REPAIR_BUDGET });
   } catch (error) {
     if (!isGatewayError(error)) throw error;
     return { object: 'toolgate.lint', valid: false, findings: [], summary: null, strict_mode_error: null, repaired_request: null, unrepairable_error: error.message };

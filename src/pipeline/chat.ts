@@ -9,6 +9,7 @@ import { staged, type BatchStage } from './batch-stage.js';
 import { providerContext } from './provider-context.js';
 import { recordAnswer, StreamAnswerRecorder } from './record.js';
 import { repairStep } from './repair-step.js';
+import { scopeOf } from '../state/scope.js';
 import { targetFor, UpstreamTextKeeper, type AnswerNote, type ChatCallInput, type RequestInfo } from './request-info.js';
 import { RequestTelemetry, taskHeaderOf } from './telemetry.js';
 import { callUpstream } from './upstream-step.js';
@@ -33,7 +34,9 @@ export type ChatResult =
 export async function runChat(clientRequest: RawChatRequest, input: ChatCallInput, gateway: Gateway): Promise<ChatResult> {
   input.info.requested(clientRequest.model, clientRequest.stream === true);
 
-  const repaired = await repairStep(clientRequest, gateway, input.log, gateway.repairOptions, input.info.keyName);
+  // The tenant's best-effort work budgets (JSON repair, fuzzy names), looked up once for the request.
+  const budgets = gateway.workBudgets.forScope(scopeOf(input.info.keyName));
+  const repaired = await repairStep(clientRequest, gateway, input.log, gateway.repairOptions, input.info.keyName, budgets);
   const target = targetFor(clientRequest.model, input, gateway.router);
   input.info.repaired({ target: 'messages', findings: repaired.findings, before: clientRequest.messages, after: repaired.request.messages });
   input.info.repairHeaders(repaired.header, repaired.warnings);
@@ -44,7 +47,7 @@ export async function runChat(clientRequest: RawChatRequest, input: ChatCallInpu
   const telemetry = new RequestTelemetry(gateway, input.info, clientRequest, taskHeaderOf(input.headers));
   const toolsDeclared = (repaired.request.tools?.length ?? 0) > 0;
 
-  const call = await callUpstream(repaired.request, target, { gateway, context, telemetry, info: input.info });
+  const call = await callUpstream(repaired.request, target, { gateway, context, telemetry, info: input.info }, budgets);
   // A fallback may have answered (callUpstream notes it in the access log): metrics, cost and the
   // ledger belong to the model that did.
   const served = call.target;

@@ -6,6 +6,7 @@ import { EMPTY_SNAPSHOT } from '../ledger/types.js';
 import { declaredToolsOnce, repairRequest, summarizeFindings, summarizeWarnings } from '../repair/index.js';
 import type { Finding, RepairOptions } from '../repair/types.js';
 import { scopeOf } from '../state/scope.js';
+import type { WorkBudgets } from '../state/work-budgets.js';
 
 export interface RepairOutcome {
   /** The strict type: produced (and checked) by the repair passes. */
@@ -17,13 +18,17 @@ export interface RepairOutcome {
   warnings?: string;
 }
 
-/** Fetches what the ledger knows about this history (the only I/O), then runs the pure passes. */
+/**
+ * Fetches what the ledger knows about this history (the only I/O), then runs the pure passes.
+ * `budgets`: the tenant's best-effort work budgets, when the caller already looked them up.
+ */
 export async function repairStep(
   request: RawChatRequest,
   gateway: Gateway,
   log: Logger,
   options: RepairOptions = gateway.repairOptions,
   ledgerScope?: string,
+  budgets: WorkBudgets = gateway.workBudgets.forScope(scopeOf(ledgerScope)),
 ): Promise<RepairOutcome> {
   // Scoped per gateway key: two tenants with the same opening prompt never share ledger entries.
   const query = ledgerQueryFor(request, ledgerScope);
@@ -34,6 +39,7 @@ export async function repairStep(
     ledger,
     ledgerScope,
     options,
+    repairBudget: budgets.repair,
   });
   if (result.findings.length > 0 && options === gateway.repairOptions) {
     gateway.metrics.repairs(result.findings);

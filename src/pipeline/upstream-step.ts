@@ -3,6 +3,7 @@ import { batchesOf } from '../providers/chunk-batches.js';
 import type { ProviderCallContext } from '../providers/types.js';
 import { declaredToolsOnce } from '../repair/index.js';
 import type { ResolvedModel } from '../routing/router.js';
+import type { WorkBudgets } from '../state/work-budgets.js';
 import type { NormalizeContext } from '../toolcalls/normalize.js';
 import { toPromptMode } from '../toolcalls/prompt-mode.js';
 import { toUpstreamId } from '../toolcalls/ids.js';
@@ -25,12 +26,13 @@ export type UpstreamCall = ({ kind: 'json'; completion: ChatCompletion } | { kin
 
 // Not async, like callTarget: the usual call (one target, first attempt) goes through no layer that
 // only passes a promise on (each was a promise, a microtask and a frame per request).
-export function callUpstream(request: ChatRequest, target: ResolvedModel, scope: CallScope): Promise<UpstreamCall> {
+/** `budgets`: the request's tenant's (JSON repair and fuzzy names in the answer spend them). */
+export function callUpstream(request: ChatRequest, target: ResolvedModel, scope: CallScope, budgets: WorkBudgets): Promise<UpstreamCall> {
   try {
     // The declared tools are the same for every target in the chain: read them once.
     const tools: ReadonlyMap<string, ToolDefinition> = request.tools?.length ? declaredToolsOnce(request) : new Map();
     // callTarget names the target it was given: the one that answered.
-    return callChain(scope, target, (candidate, context, canFallBack) => callTarget({ request, tools, target: candidate, context, canFallBack }, scope));
+    return callChain(scope, target, (candidate, context, canFallBack) => callTarget({ request, tools, target: candidate, context, canFallBack, budgets }, scope));
   } catch (error) {
     return Promise.reject(error);
   }
@@ -43,20 +45,23 @@ interface TargetInput {
   target: ResolvedModel;
   context: ProviderCallContext;
   canFallBack: () => boolean;
+  budgets: WorkBudgets;
 }
 
 function callTarget(input: TargetInput, scope: CallScope): Promise<UpstreamCall> {
-  const { request, tools, target, context, canFallBack } = input;
+  const { request, tools, target, context, canFallBack, budgets } = input;
   const { gateway } = scope;
   const provider = target.provider;
   const capabilities = provider.capabilities(target.upstreamModel);
   const names = [...tools.keys()];
   const codec = gateway.upstream.names.codec(names, capabilities.toolNameRule);
   const resolver = gateway.upstream.names.resolver(names);
+  const fuzzy = budgets.fuzzy;
   const normalizeContext: NormalizeContext = {
     tools,
-    resolveName: (called: string) => resolver(called)?.name ?? null,
-    resolveNameDetailed: resolver,
+    resolveName: (called: string) => resolver(called, fuzzy)?.name ?? null,
+    resolveNameDetailed: (called: string) => resolver(called, fuzzy),
+    repairBudget: budgets.repair,
     codec,
     textParsing: gateway.loaded.config.repair.textToolCalls,
     reasoning: target.config?.reasoning ?? 'content',

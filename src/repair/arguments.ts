@@ -1,4 +1,4 @@
-import { repairJsonBounded } from './bounded-json.js';
+import { type RepairBudget, repairJsonBounded } from './bounded-json.js';
 import { isValidJson } from './json-check.js';
 import type { FindingKind } from './kinds.js';
 import type { Finding, RepairPass } from './types.js';
@@ -8,17 +8,17 @@ import { callName, clip, finding, hasCalls, isRecord, MessageList } from './util
 // or JSON the model got wrong; upstreams that parse history (chat templates, Gemini) then fail.
 // Objects are serialized, empty becomes {}, broken JSON is repaired (jsonrepair) when the result
 // is an object, else wrapped as {"raw_arguments": "<original>"} so no text is lost. Repair is
-// bounded (bounded-json.ts): text over its size or depth limit is wrapped without trying, and the
-// finding says why.
+// bounded (bounded-json.ts): text over its size or depth limit, or past the request's tenant's
+// budget (context.repairBudget), is wrapped without trying, and the finding says why.
 
 type Fix = { value: string; kind: FindingKind; detail: string };
 
 
-export function fixArguments(raw: unknown): Fix | null {
+export function fixArguments(raw: unknown, budget: RepairBudget): Fix | null {
   if (typeof raw === 'string') {
     if (raw.trim() === '') return { value: '{}', kind: 'arguments_empty', detail: 'empty arguments → {}' };
     if (isValidJson(raw)) return null;
-    const outcome = repairJsonBounded(raw);
+    const outcome = repairJsonBounded(raw, budget);
     if ('repaired' in outcome && isRecord(parseOrUndefined(outcome.repaired))) {
       return { value: outcome.repaired, kind: 'arguments_repaired', detail: `invalid JSON ${clip(raw, 40)} repaired` };
     }
@@ -39,7 +39,7 @@ function parseOrUndefined(text: string): unknown {
 
 export const argumentsPass: RepairPass = {
   name: 'arguments',
-  run(request) {
+  run(request, context) {
     const messages = request.messages;
     const list = new MessageList(messages);
     const findings: Finding[] = [];
@@ -49,7 +49,7 @@ export const argumentsPass: RepairPass = {
       for (let j = 0; j < message.tool_calls.length; j++) {
         const call = message.tool_calls[j];
         if (!isRecord(call) || !isRecord(call.function)) continue;
-        const fix = fixArguments(call.function.arguments);
+        const fix = fixArguments(call.function.arguments, context.repairBudget);
         if (fix === null) continue;
         calls ??= message.tool_calls.slice();
         calls[j] = { ...call, function: { ...call.function, arguments: fix.value } };

@@ -1,5 +1,6 @@
 import type { RawChatRequest, ToolDefinition } from '../api/chat-types.js';
 import type { LedgerSnapshot } from '../ledger/types.js';
+import type { RepairBudget } from './bounded-json.js';
 
 /**
  * One thing a pass noticed (and, in repair mode, fixed). `index` is the message index in the request
@@ -34,6 +35,8 @@ export interface RepairContext {
   options: RepairOptions;
   /** The scope the pipeline passed to ledgerQueryFor (tenant separation); same value here. */
   ledgerScope?: string;
+  /** The request's tenant's jsonrepair budget (the arguments pass spends it). */
+  repairBudget: RepairBudget;
 }
 
 export interface PassResult {

@@ -1,7 +1,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { LRUCache } from 'lru-cache';
 import { isRecord } from '../is-record.js';
-import { bracketDepth, repairJsonBounded, valueDepth } from '../repair/bounded-json.js';
+import { bracketDepth, type RepairBudget, repairJsonBounded, valueDepth } from '../repair/bounded-json.js';
 import { jsonShape, sameJson, type JsonShape } from './json-shape.js';
 import { linearFormats, linearRegExp, unsupportedPatterns } from './linear-regexp.js';
 
@@ -13,7 +13,8 @@ import { linearFormats, linearRegExp, unsupportedPatterns } from './linear-regex
 // into the tool's single required string parameter when it has exactly one, otherwise as
 // `{"_raw": "<the text>"}` — which then fails validation and is counted as invalid.
 //
-// Bounded cost (model output is untrusted): JSON repair is bounded (repair/bounded-json.ts);
+// Bounded cost (model output is untrusted): JSON repair is bounded (repair/bounded-json.ts) and
+// paid from the budget of the request's tenant, which every caller passes in;
 // schema regexes run in a linear-time engine (linear-regexp.ts); arguments over
 // MAX_VALIDATED_CHARS or nested deeper than MAX_ARGUMENT_DEPTH, and schemas over
 // MAX_SCHEMA_CHARS, are not schema-checked. What was not checked is listed in `unchecked`.
@@ -43,13 +44,13 @@ export interface ArgumentsResult {
 type JsonRecord = Record<string, unknown>;
 
 /** Arguments as JSON object text, without a schema: object → text, broken JSON repaired, empty → "{}". */
-export function toArgumentsJson(raw: unknown): string {
-  return fixArguments(raw).arguments;
+export function toArgumentsJson(raw: unknown, budget: RepairBudget): string {
+  return fixArguments(raw, undefined, budget).arguments;
 }
 
 /** Normalizes arguments and validates them against `schema` (a tool's `parameters`) when given. */
-export function fixArguments(raw: unknown, schema?: unknown): ArgumentsResult {
-  const decoded = decodeArguments(raw, schema);
+export function fixArguments(raw: unknown, schema: unknown, budget: RepairBudget): ArgumentsResult {
+  const decoded = decodeArguments(raw, schema, budget);
   const result: ArgumentsResult = { arguments: '', repaired: decoded.repaired, wrapped: decoded.wrapped, coerced: false, errors: [], unchecked: [] };
   let value = decoded.value;
   const compiled = isSchemaObject(schema) ? validatorFor(schema) : undefined;
@@ -87,7 +88,7 @@ interface Decoded {
   wrapped: boolean;
 }
 
-function decodeArguments(raw: unknown, schema: unknown): Decoded {
+function decodeArguments(raw: unknown, schema: unknown, budget: RepairBudget): Decoded {
   if (raw === undefined || raw === null) return { value: {}, repaired: false, wrapped: false };
   if (isRecord(raw)) {
     // An object from a text parser: too deep to walk or serialize safely, so not kept as an object.
@@ -102,12 +103,12 @@ function decodeArguments(raw: unknown, schema: unknown): Decoded {
   if (isRecord(strict)) return { value: strict, text: raw, repaired: false, wrapped: false };
   if (typeof strict === 'string') {
     // Double-encoded: "{\"city\":\"SF\"}".
-    const inner = parseOrUndefined(strict.trim()) ?? repairOrUndefined(strict);
+    const inner = parseOrUndefined(strict.trim()) ?? repairOrUndefined(strict, budget);
     if (isRecord(inner) && valueDepth(inner, MAX_ARGUMENT_DEPTH) <= MAX_ARGUMENT_DEPTH) return { value: inner, repaired: true, wrapped: false };
   }
   if (strict === null) return { value: {}, repaired: true, wrapped: false };
   if (strict === undefined) {
-    const repaired = repairOrUndefined(text);
+    const repaired = repairOrUndefined(text, budget);
     if (isRecord(repaired)) return { value: repaired, repaired: true, wrapped: false };
   }
   return wrap(strict === undefined ? raw : strict, schema);
@@ -139,8 +140,8 @@ function parseOrUndefined(text: string): unknown {
   }
 }
 
-function repairOrUndefined(text: string): unknown {
-  const outcome = repairJsonBounded(text);
+function repairOrUndefined(text: string, budget: RepairBudget): unknown {
+  const outcome = repairJsonBounded(text, budget);
   return 'repaired' in outcome ? parseOrUndefined(outcome.repaired) : undefined;
 }
 

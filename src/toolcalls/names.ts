@@ -1,3 +1,4 @@
+import { type Clock, TokenBucket } from '../state/token-bucket.js';
 import type { NameMatchKind, NameResolution } from './types.js';
 
 // Maps the name a model called to a declared tool name. In order:
@@ -13,9 +14,10 @@ import type { NameMatchKind, NameResolution } from './types.js';
 //
 // Fuzzy matching is best effort with bounded cost: names longer than FUZZY_MAX_LENGTH letters are
 // not fuzzy-matched, the edit distance only fills the diagonal band that can stay under the
-// threshold, one lookup spends at most LOOKUP_CELLS cells, and the whole process at most what a
-// token bucket allows (fuzzyWork). Past a bound the answer is "not a declared tool" (counted as
-// an unknown name), never a stall.
+// threshold, one lookup spends at most LOOKUP_CELLS cells, and each tenant (gateway key scope) at
+// most what its own token bucket allows (FuzzyBudget, passed in per lookup; src/state/work-budgets.ts).
+// Past a bound the answer is "not a declared tool" (counted as an unknown name), never a stall; an
+// answer cut short by the budget is not cached (another tenant, or later, may still match it).
 
 /** Minimum similarity for a fuzzy match: 0.85 ≈ one typo per 7 characters. */
 export const FUZZY_THRESHOLD = 0.85;
@@ -26,13 +28,16 @@ const CACHE_LIMIT = 512;
 export const FUZZY_MAX_LENGTH = 256;
 /** Edit-distance cells one lookup may fill (≈ 2–5 ms). */
 export const LOOKUP_CELLS = 250_000;
-/** Process-wide: a burst of BUCKET_CELLS cells, refilled at REFILL_CELLS_PER_MS. */
+/** Per tenant: a burst of BUCKET_CELLS cells, refilled at REFILL_CELLS_PER_MS. */
 const BUCKET_CELLS = 4_000_000;
 const REFILL_CELLS_PER_MS = 2_000;
 
 const PREFIXES = ['functions.', 'function.', 'functions:', 'default_api:', 'default_api.', 'tools.', 'tool.', 'tools:', 'api.'];
 
-export type NameResolverFunction = ((calledName: string) => NameResolution | null) & {
+/** A lookup cut short by the budget: no answer, and nothing to cache. */
+const OUT_OF_BUDGET = Symbol('out of budget');
+
+export type NameResolverFunction = ((calledName: string, budget: FuzzyBudget) => NameResolution | null) & {
   /** The declared names this resolver was built for. */
   readonly declared: readonly string[];
 };
@@ -57,17 +62,19 @@ export function createNameResolver(declared: readonly string[], aliases: Readonl
   const fuzzyCandidates = [...byKey].filter(([, names]) => names.length === 1).map(([key, names]) => ({ key, name: names[0], ...fuzzyForm(key) }));
   const cache = new Map<string, NameResolution | null>();
 
-  const resolve = (calledName: string): NameResolution | null => {
+  // The resolver is shared by every tenant with the same tool set; the budget is the caller's.
+  const resolve = (calledName: string, budget: FuzzyBudget): NameResolution | null => {
     if (declaredSet.has(calledName)) return { name: calledName, how: 'exact' };
     const cached = cache.get(calledName);
     if (cached !== undefined) return cached;
-    const found = lookup(calledName);
+    const found = lookup(calledName, budget);
+    if (found === OUT_OF_BUDGET) return null;
     if (cache.size >= CACHE_LIMIT) cache.clear();
     cache.set(calledName, found);
     return found;
   };
 
-  function lookup(calledName: string): NameResolution | null {
+  function lookup(calledName: string, budget: FuzzyBudget): NameResolution | null | typeof OUT_OF_BUDGET {
     const aliased = aliasMap.get(calledName) ?? aliasMap.get(calledName.trim());
     if (aliased !== undefined) return result(aliased, 'alias');
     const key = normalizeToolName(calledName);
@@ -76,13 +83,13 @@ export function createNameResolver(declared: readonly string[], aliases: Readonl
     if (sameKey) return sameKey.length === 1 ? result(sameKey[0], 'normalized') : null;
     const sameLetters = byLetters.get(key.replace(/_/g, ''));
     if (sameLetters) return sameLetters.length === 1 ? result(sameLetters[0], 'normalized') : null;
-    return fuzzyMatch(key);
+    return fuzzyMatch(key, budget);
   }
 
-  function fuzzyMatch(key: string): NameResolution | null {
+  function fuzzyMatch(key: string, work: FuzzyBudget): NameResolution | null | typeof OUT_OF_BUDGET {
     const called = fuzzyForm(key);
     if (called.letters.length < FUZZY_MIN_LENGTH || called.letters.length > FUZZY_MAX_LENGTH) return null;
-    const budget = { cells: Math.min(LOOKUP_CELLS, fuzzyWork.available()) };
+    const budget = { cells: Math.min(LOOKUP_CELLS, work.available()) };
     const start = budget.cells;
     let best: string | null = null;
     try {
@@ -94,13 +101,15 @@ export function createNameResolver(declared: readonly string[], aliases: Readonl
         const maxDistance = Math.floor((1 - FUZZY_THRESHOLD) * longer);
         if (Math.abs(candidate.letters.length - called.letters.length) > maxDistance) continue;
         const distance = editDistance(candidate.letters, called.letters, maxDistance, budget);
-        if (distance === undefined) return null; // out of budget: no guess
+        // Out of cells: no guess. Only the tenant's bucket running dry is worth asking again;
+        // a name that needs more than LOOKUP_CELLS always will.
+        if (distance === undefined) return start < LOOKUP_CELLS ? OUT_OF_BUDGET : null;
         if (distance > maxDistance) continue;
         if (best !== null) return null; // two candidates: ambiguous
         best = candidate.name;
       }
     } finally {
-      fuzzyWork.spend(start - budget.cells);
+      work.spend(start - budget.cells);
     }
     return best === null ? null : result(best, 'fuzzy');
   }
@@ -147,22 +156,26 @@ function fuzzyForm(key: string): { letters: string; shortWords: string } {
   };
 }
 
-/** Cells of edit distance spent so far, and the process-wide bucket fuzzy lookups draw from. */
-export const fuzzyWork = {
-  cellsSpent: 0,
-  tokens: BUCKET_CELLS,
-  refilledAt: Date.now(),
+/** One tenant's fuzzy-matching budget in edit-distance cells (see src/state/work-budgets.ts). */
+export class FuzzyBudget {
+  /** Cells of edit distance spent so far (for tests and benchmarks). */
+  cellsSpent = 0;
+  private readonly bucket: TokenBucket;
+
+  /** `capacity` in cells (default BUCKET_CELLS); tests may pass a clock. */
+  constructor(options: { capacity?: number; now?: Clock } = {}) {
+    this.bucket = new TokenBucket(options.capacity ?? BUCKET_CELLS, REFILL_CELLS_PER_MS, options.now);
+  }
+
   available(): number {
-    const now = Date.now();
-    this.tokens = Math.min(BUCKET_CELLS, this.tokens + (now - this.refilledAt) * REFILL_CELLS_PER_MS);
-    this.refilledAt = now;
-    return Math.max(0, this.tokens);
-  },
+    return this.bucket.available();
+  }
+
   spend(cells: number): void {
     this.cellsSpent += cells;
-    this.tokens -= cells;
-  },
-};
+    this.bucket.spend(cells);
+  }
+}
 
 /**
  * Levenshtein distance, giving up (returning limit + 1) once it must exceed `limit`. Only the

@@ -83,7 +83,7 @@ export function resolveCallName(upstreamName: string, ctx: NormalizeContext, rep
 export function parseContextOf(ctx: NormalizeContext): ParseContext {
   const codec = ctx.codec;
   if (!codec) return ctx;
-  return { tools: ctx.tools, resolveName: (written) => ctx.resolveName(codec.decode(written)) };
+  return { tools: ctx.tools, resolveName: (written) => ctx.resolveName(codec.decode(written)), repairBudget: ctx.repairBudget };
 }
 
 /** Records the aliasing of a call parsed from text (its name is already resolved). */
@@ -97,7 +97,7 @@ export function noteTextCallName(calledName: string | undefined, name: string, c
 
 /** Repaired, validated arguments for a call to `name`; counts problems in the report. */
 export function fixCallArguments(raw: unknown, name: string, ctx: NormalizeContext, report: NormalizeReport): string {
-  const fixed = fixArguments(raw, ctx.tools.get(name)?.function.parameters);
+  const fixed = fixArguments(raw, ctx.tools.get(name)?.function.parameters, ctx.repairBudget);
   if (fixed.errors.length > 0) report.invalidArguments++;
   if (fixed.repaired || fixed.wrapped || fixed.coerced) report.repairedArguments++;
   if (fixed.unchecked.length > 0) noteUnchecked(report, fixed.unchecked);

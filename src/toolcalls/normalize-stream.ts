@@ -361,7 +361,7 @@ function releaseNative(call: NativeCall, state: ChoiceState, ctx: NormalizeConte
 
 function finishReport(state: ChoiceState, ctx: NormalizeContext, report: NormalizeReport): void {
   for (const call of state.nativeCalls) {
-    const checked = fixArguments(call.args.text, ctx.tools.get(call.clientName)?.function.parameters);
+    const checked = fixArguments(call.args.text, ctx.tools.get(call.clientName)?.function.parameters, ctx.repairBudget);
     if (checked.errors.length > 0) report.invalidArguments++;
     if (checked.unchecked.length > 0) noteUnchecked(report, checked.unchecked);
   }

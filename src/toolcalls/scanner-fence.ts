@@ -58,7 +58,7 @@ export function readFencedCalls(
   if (closer === 'incomplete') return 'incomplete';
   const bodyEnd = closer?.start ?? text.length;
   const end = closer?.end ?? text.length;
-  const sequence = first < bodyEnd ? readCallSequence(text.slice(0, bodyEnd), first, true, true) : undefined;
+  const sequence = first < bodyEnd ? readCallSequence(text.slice(0, bodyEnd), first, true, true, ctx.repairBudget) : undefined;
   if (sequence?.kind !== 'shapes' || skipWhitespace(text, sequence.end) < bodyEnd) return { end, rejectedNames: 0 };
   const match = callsFromShapes(sequence.shapes, ctx, end);
   if (match.kind === 'calls') return { end, calls: match.calls, rejectedNames: 0 };

@@ -1,4 +1,5 @@
 import type { ToolDefinition } from '../api/chat-types.js';
+import type { RepairBudget } from '../repair/bounded-json.js';
 
 /** A tool call found in model text, before ids are assigned. `arguments` is always a JSON string. */
 export interface ParsedCall {
@@ -24,6 +25,8 @@ export type NameResolver = (calledName: string) => string | null;
 export interface ParseContext {
   tools: ReadonlyMap<string, ToolDefinition>;
   resolveName: NameResolver;
+  /** The request's tenant's jsonrepair budget (broken JSON in calls); `resolveName` is bound to its fuzzy budget. */
+  repairBudget: RepairBudget;
 }
 
 /** How a called name was matched to a declared tool (see names.ts). */

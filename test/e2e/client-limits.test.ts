@@ -1,5 +1,5 @@
 import t from 'tap';
-import { repairWork } from '../../src/repair/bounded-json.js';
+import { ANONYMOUS_SCOPE } from '../../src/state/scope.js';
 import { startOpenAIEmulator } from '../emulators/openai-server.js';
 import { configFor, startGateway } from '../helpers/gateway.js';
 
@@ -52,11 +52,11 @@ t.test('lint runs the repair once, and its strict verdict is what strict mode an
     tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }],
     messages: [{ role: 'user', content: 'x' }, call("{'city': 'Oslo'"), { role: 'user', content: 'and?' }],
   };
-  repairWork.tokens = Number.MAX_SAFE_INTEGER;
-  const before = repairWork.charsRepaired;
+  const repairs = gw.gateway.workBudgets.forScope(ANONYMOUS_SCOPE).repair;
+  const before = repairs.charsRepaired;
   const lint = await post('/v1/toolgate/lint', body);
   t.equal(lint.status, 200);
-  t.equal(repairWork.charsRepaired - before, "{'city': 'Oslo'".length, 'jsonrepair ran once');
+  t.equal(repairs.charsRepaired - before, "{'city': 'Oslo'".length, 'jsonrepair ran once');
   const refused = await post('/v1/chat/completions', body, strict.url);
   t.equal(refused.status, 400);
   t.equal(lint.body.strict_mode_error, refused.body.error.message);
@@ -65,13 +65,13 @@ t.test('lint runs the repair once, and its strict verdict is what strict mode an
 });
 
 t.test("lint on the issue's 250 KB of 'a'a'a… arguments: wrapped with the reason, jsonrepair never called", async (t) => {
-  repairWork.tokens = Number.MAX_SAFE_INTEGER;
-  const before = repairWork.charsRepaired;
+  const repairs = gw.gateway.workBudgets.forScope(ANONYMOUS_SCOPE).repair;
+  const before = repairs.charsRepaired;
   const huge = "'a".repeat(125_000);
   const lint = await post('/v1/toolgate/lint', { model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'x' }, call(huge), { role: 'tool', tool_call_id: 'c1', content: 'ok' }] });
   t.equal(lint.status, 200);
   const wrapped = lint.body.findings.find((f: { kind: string }) => f.kind === 'arguments_wrapped');
   t.match(wrapped?.detail, 'over the repair limit');
   t.same(JSON.parse(lint.body.repaired_request.messages[1].tool_calls[0].function.arguments), { raw_arguments: huge });
-  t.equal(repairWork.charsRepaired, before);
+  t.equal(repairs.charsRepaired, before);
 });

@@ -3,6 +3,7 @@ import type { ChatMessage, ChatRequest } from '../../src/api/chat-types.js';
 import { ledgerQueryFor, prefixFingerprint } from '../../src/ledger/fingerprint.js';
 import { MemoryLedger } from '../../src/ledger/memory.js';
 import type { CallLedger } from '../../src/ledger/types.js';
+import { RepairBudget } from '../../src/repair/bounded-json.js';
 import { DEFAULT_REPAIR_OPTIONS, declaredToolsOf, repairRequest } from '../../src/repair/index.js';
 import type { PassResult } from '../../src/repair/types.js';
 
@@ -27,7 +28,7 @@ const answer = {
 /** What the pipeline does: prefetch from the ledger, then the pure passes. */
 async function pipeline(ledger: CallLedger, request: ChatRequest): Promise<PassResult> {
   const snapshot = await ledger.lookup(ledgerQueryFor(request));
-  return repairRequest(request, { declaredTools: declaredToolsOf(request), ledger: snapshot, options: DEFAULT_REPAIR_OPTIONS });
+  return repairRequest(request, { declaredTools: declaredToolsOf(request), ledger: snapshot, options: DEFAULT_REPAIR_OPTIONS, repairBudget: new RepairBudget() });
 }
 
 t.test('stripped history: original calls and ids restored', async (t) => {

@@ -57,15 +57,16 @@ t.test('the upstream step adds few promises around the provider call (one target
   const info = newRequestInfo('chat_completions', false);
   const controller = new AbortController();
   const context = { upstreamModel: target.upstreamModel, signal: controller.signal, requestId: 'r', log: gw.gateway.log as never, ledger: gw.gateway.ledger.forScope('anonymous'), forwardHeaders: {} };
+  const budgets = gw.gateway.workBudgets.forScope('');
   const scope = { gateway: gw.gateway, context, telemetry: new RequestTelemetry(gw.gateway, info, request, undefined), info };
-  await callUpstream(request, target, scope); // warm: caches, lazy loads
+  await callUpstream(request, target, scope, budgets); // warm: caches, lazy loads
   let promises = 0;
   const hook = createHook({
     init(_id, type) {
       if (type === 'PROMISE') promises++;
     },
   }).enable();
-  const call = await callUpstream(request, target, scope);
+  const call = await callUpstream(request, target, scope, budgets);
   hook.disable();
   t.equal(call.kind, 'json', 'the answer came through');
   t.ok(promises <= 6, `promises around the provider call: ${promises}`);

@@ -1,7 +1,12 @@
 import t from 'tap';
-import { argumentsPass, fixArguments } from '../../src/repair/arguments.js';
-import { bracketDepth, repairWork, REPAIR_MAX_CHARS, REPAIR_MAX_DEPTH, valueDepth } from '../../src/repair/bounded-json.js';
+import { argumentsPass, fixArguments as fixWithBudget } from '../../src/repair/arguments.js';
+import { bracketDepth, RepairBudget, REPAIR_MAX_CHARS, REPAIR_MAX_DEPTH, valueDepth } from '../../src/repair/bounded-json.js';
 import { assistantCalls, call, ctx, deepFreeze, kinds, req, tool, strict } from './helpers.js';
+
+// No budget limit in most tests here (the size and depth bounds are under test); the budget has its own tests below.
+const unlimited = (): RepairBudget => new RepairBudget({ capacity: Infinity });
+const budget = unlimited();
+const fixArguments = (raw: unknown): ReturnType<typeof fixWithBudget> => fixWithBudget(raw, budget);
 
 t.test('valid JSON strings: same object', async (t) => {
   const request = deepFreeze(req([assistantCalls(call('a', 'f', '{"x":1}'), call('b', 'g', '[]')), tool('a', ''), tool('b', '')]));
@@ -42,12 +47,11 @@ t.test('repair is bounded: text over the size or depth limit is wrapped without 
 
 t.test('jsonrepair never sees more than the limit, whatever the size: work grows with the number of calls only', async (t) => {
   const charsFor = (size: number): number => {
-    repairWork.tokens = Number.MAX_SAFE_INTEGER;
-    const before = repairWork.charsRepaired;
+    const context = { ...ctx(), repairBudget: unlimited() };
     const history = req([assistantCalls(call('a', 'f', "'a".repeat(size / 2)), call('b', 'f', "{'x': 1")), tool('a', ''), tool('b', '')]);
-    const out = argumentsPass.run(history, ctx());
+    const out = argumentsPass.run(history, context);
     t.same(kinds(out.findings), ['arguments_wrapped', 'arguments_repaired']);
-    return repairWork.charsRepaired - before;
+    return context.repairBudget.charsRepaired;
   };
   t.equal(charsFor(50_000), charsFor(200_000), 'the same work for 50 KB and 200 KB');
   t.equal(charsFor(200_000), "{'x': 1".length, 'only the small one was repaired');
@@ -56,23 +60,39 @@ t.test('jsonrepair never sees more than the limit, whatever the size: work grows
 // jsonrepair is worse than quadratic on quote-run shapes: `{'a'a'a…}` took 1.1 s at 4 KB (a cap of
 // 4,096 let it through, with a burst of four). Such a text a few KB long must never reach it.
 t.test("a few KB of {'a'a'a… is wrapped without running jsonrepair", async (t) => {
-  repairWork.tokens = Number.MAX_SAFE_INTEGER;
   for (const shape of [`{'a${"'a".repeat(1500)}}`, `{\`a${'`a'.repeat(1500)}}`]) {
-    const before = repairWork.charsRepaired;
+    const before = budget.charsRepaired;
     const out = fixArguments(shape)!;
     t.equal(out.kind, 'arguments_wrapped');
     t.same(JSON.parse(out.value), { raw_arguments: shape }, 'every character kept');
-    t.equal(repairWork.charsRepaired, before, 'jsonrepair was not run');
+    t.equal(budget.charsRepaired, before, 'jsonrepair was not run');
   }
 });
 
-t.test('when the gateway-wide repair budget is spent, arguments are wrapped (busy), never stalled', async (t) => {
-  repairWork.tokens = -1e15; // refills long after this test
-  const busy = fixArguments("{'x': 1")!;
+t.test("when a key's repair budget is spent, its arguments are wrapped (busy), never stalled; another key's are still repaired", async (t) => {
+  const clock = { now: 1_000 }; // frozen: nothing refills during the test
+  const tenantA = new RepairBudget({ now: () => clock.now });
+  const tenantB = new RepairBudget({ now: () => clock.now });
+  // Worst-case size (the cap), repairable fast: the charge is length², whatever the shape.
+  const worst = `{"note": "${'x'.repeat(REPAIR_MAX_CHARS - 10)}`;
+  t.equal(worst.length, REPAIR_MAX_CHARS);
+  const spent = Array.from({ length: 4 }, () => fixWithBudget(worst, tenantA)!.kind);
+  t.same(spent, ['arguments_repaired', 'arguments_repaired', 'arguments_wrapped', 'arguments_wrapped'], 'a burst of two worst cases, then busy');
+  const busy = fixWithBudget("{'x': 1", tenantA)!;
   t.equal(busy.kind, 'arguments_wrapped');
-  t.match(busy.detail, 'budget');
-  repairWork.tokens = Number.MAX_SAFE_INTEGER;
-  t.equal(fixArguments("{'x': 1")!.kind, 'arguments_repaired');
+  t.match(busy.detail, 'repair budget of this gateway key');
+  t.equal(fixWithBudget("{'x': 1", tenantB)!.kind, 'arguments_repaired', "tenant B's own budget is untouched");
+  t.equal(fixWithBudget(worst, tenantB)!.kind, 'arguments_repaired');
+  clock.now += 100; // one worst case refills per 100 ms
+  t.equal(fixWithBudget(worst, tenantA)!.kind, 'arguments_repaired', 'A refills in time');
+  t.equal(fixWithBudget(worst, tenantA)!.kind, 'arguments_wrapped');
+});
+
+t.test('the pass spends the budget it is given (the request context), not a shared one', async (t) => {
+  const drained = new RepairBudget({ capacity: 0 });
+  const history = req([assistantCalls(call('a', 'f', "{'x': 1")), tool('a', '')]);
+  t.same(kinds(argumentsPass.run(history, { ...ctx(), repairBudget: drained }).findings), ['arguments_wrapped']);
+  t.same(kinds(argumentsPass.run(history, ctx()).findings), ['arguments_repaired'], 'a fresh context repairs');
 });
 
 t.test('bracketDepth and valueDepth: one pass, strings skipped, stop early', async (t) => {

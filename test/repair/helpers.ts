@@ -2,11 +2,12 @@ import type { ChatMessage, ChatRequest, RawChatRequest, ToolCall } from '../../s
 import { shapeProblems } from '../../src/repair/checked.js';
 import type { LedgerEntry, LedgerSnapshot } from '../../src/ledger/types.js';
 import { EMPTY_SNAPSHOT } from '../../src/ledger/types.js';
+import { RepairBudget } from '../../src/repair/bounded-json.js';
 import { DEFAULT_REPAIR_OPTIONS } from '../../src/repair/kinds.js';
 import type { RepairContext, RepairOptions } from '../../src/repair/types.js';
 
 export function ctx(options: Partial<RepairOptions> = {}, ledger: LedgerSnapshot = EMPTY_SNAPSHOT): RepairContext {
-  return { declaredTools: new Map(), ledger, options: { ...DEFAULT_REPAIR_OPTIONS, ...options } };
+  return { declaredTools: new Map(), ledger, options: { ...DEFAULT_REPAIR_OPTIONS, ...options }, repairBudget: new RepairBudget() };
 }
 
 export function req(messages: unknown[], extra: Record<string, unknown> = {}): ChatRequest {

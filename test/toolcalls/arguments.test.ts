@@ -1,6 +1,13 @@
 import t from 'tap';
 import { withCallsCounted } from '../helpers/count-calls.js';
-import { fixArguments, MAX_SCHEMA_CHARS, MAX_VALIDATED_CHARS, toArgumentsJson, validatorFor } from '../../src/toolcalls/arguments.js';
+import { RepairBudget } from '../../src/repair/bounded-json.js';
+import * as checks from '../../src/toolcalls/arguments.js';
+import { MAX_SCHEMA_CHARS, MAX_VALIDATED_CHARS, validatorFor } from '../../src/toolcalls/arguments.js';
+
+// One tenant's budget (the default size) for the whole file, as one gateway key would have.
+const budget = new RepairBudget();
+const fixArguments = (raw: unknown, schema?: unknown): checks.ArgumentsResult => checks.fixArguments(raw, schema, budget);
+const toArgumentsJson = (raw: unknown): string => checks.toArgumentsJson(raw, budget);
 
 const schema = {
   type: 'object',

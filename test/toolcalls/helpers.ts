@@ -1,5 +1,6 @@
 import type { ToolDefinition } from '../../src/api/chat-types.js';
-import { createNameResolver } from '../../src/toolcalls/names.js';
+import { RepairBudget } from '../../src/repair/bounded-json.js';
+import { createNameResolver, FuzzyBudget } from '../../src/toolcalls/names.js';
 import type { NormalizeContext } from '../../src/toolcalls/normalize.js';
 import type { ParseContext } from '../../src/toolcalls/types.js';
 
@@ -17,11 +18,20 @@ export const TOOLS: ToolDefinition[] = [
 export function parseContext(tools: ToolDefinition[] = TOOLS, aliases: Record<string, string> = {}): ParseContext {
   const map = new Map(tools.map((t) => [t.function.name, t] as const));
   const resolver = createNameResolver([...map.keys()], aliases);
-  return { tools: map, resolveName: (name) => resolver(name)?.name ?? null };
+  const fuzzy = new FuzzyBudget();
+  return { tools: map, resolveName: (name) => resolver(name, fuzzy)?.name ?? null, repairBudget: new RepairBudget() };
 }
 
 export function normalizeContext(tools: ToolDefinition[] = TOOLS, extra: Partial<NormalizeContext> = {}): NormalizeContext {
   const map = new Map(tools.map((t) => [t.function.name, t] as const));
   const resolver = createNameResolver([...map.keys()], {});
-  return { tools: map, resolveName: (name) => resolver(name)?.name ?? null, resolveNameDetailed: resolver, textParsing: true, ...extra };
+  const fuzzy = new FuzzyBudget();
+  return {
+    tools: map,
+    resolveName: (name) => resolver(name, fuzzy)?.name ?? null,
+    resolveNameDetailed: (name) => resolver(name, fuzzy),
+    repairBudget: new RepairBudget(),
+    textParsing: true,
+    ...extra,
+  };
 }

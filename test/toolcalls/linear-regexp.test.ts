@@ -8,7 +8,10 @@ import { probeModules } from '../helpers/module-probe.js';
 const probe = probeModules('/re2js/');
 
 // Imported only now, so the probe sees the whole graph.
-const { fixArguments } = await import('../../src/toolcalls/arguments.js');
+const { fixArguments: fixWithBudget } = await import('../../src/toolcalls/arguments.js');
+const { RepairBudget } = await import('../../src/repair/bounded-json.js');
+const budget = new RepairBudget();
+const fixArguments = (raw: unknown, schema?: unknown) => fixWithBudget(raw, schema, budget);
 const { compileLinear } = await import('../../src/toolcalls/linear-regexp.js');
 
 t.test('re2js is not loaded by importing the argument checks, nor by schemas without patterns or formats', async (t) => {

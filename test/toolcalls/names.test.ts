@@ -1,8 +1,14 @@
 import t from 'tap';
-import { createNameResolver, editDistance, fuzzyWork, LOOKUP_CELLS, normalizeToolName } from '../../src/toolcalls/names.js';
+import { createNameResolver, editDistance, FuzzyBudget, LOOKUP_CELLS, normalizeToolName } from '../../src/toolcalls/names.js';
+
+/** A resolver for `declared` that spends `budget` (one tenant's; a fresh default-sized one unless given). */
+function resolverFor(declared: readonly string[], aliases: Record<string, string> = {}, budget = new FuzzyBudget()) {
+  const resolver = createNameResolver(declared, aliases);
+  return Object.assign((called: string) => resolver(called, budget), { declared: resolver.declared });
+}
 
 const declared = ['search_procedure', 'get_weather', 'get_user', 'read_file', 'list_files', 'getCalendarEvents', 'send-email'];
-const resolve = createNameResolver(declared, { lookup: 'search_procedure', weather_now: 'get_weather', dangling: 'not_declared' });
+const resolve = resolverFor(declared, { lookup: 'search_procedure', weather_now: 'get_weather', dangling: 'not_declared' });
 
 t.test('exact and configured aliases', async (t) => {
   t.same(resolve('get_weather'), { name: 'get_weather', how: 'exact' });
@@ -46,7 +52,7 @@ t.test('unrelated names are not mapped', async (t) => {
 });
 
 t.test('ambiguity is never guessed', async (t) => {
-  const twins = createNameResolver(['get-item', 'get_item', 'list_items_a', 'list_items_b']);
+  const twins = resolverFor(['get-item', 'get_item', 'list_items_a', 'list_items_b']);
   t.same(twins('get-item'), { name: 'get-item', how: 'exact' });
   t.equal(twins('GET_ITEM'), null, 'two declared names normalize alike');
   t.equal(twins('list_items_c'), null, 'two fuzzy candidates');
@@ -63,7 +69,7 @@ t.test('resolver is pure and cached', async (t) => {
 // Issue 14: 512 declared 2,000-character names and 100 near-miss calls took 10 s of edit distance.
 t.test('fuzzy matching of very long names is off; the band is exact within its limit', async (t) => {
   const long = 'abcdefghij'.repeat(30); // 300 letters, over FUZZY_MAX_LENGTH
-  const resolveLong = createNameResolver([`${long}x`]);
+  const resolveLong = resolverFor([`${long}x`]);
   t.equal(resolveLong(`${long}y`), null, 'a one-letter miss on a 300-letter name is not guessed');
   t.equal(resolveLong(`${long}x`)?.how, 'exact', 'exact and normalized still work at any length');
   t.equal(resolveLong(`functions.${long}x`)?.how, 'normalized');
@@ -92,11 +98,10 @@ t.test('fuzzy work per lookup is bounded: near misses over many long names give 
   // just over the distance limit, so each comparison runs almost to the end before failing.
   const cellsFor = (length: number, tools: number): number => {
     const stem = 'abcdefghij'.repeat(length / 10).slice(0, length - 40);
-    const resolver = createNameResolver(Array.from({ length: tools }, (_, i) => stem + String(i).padStart(4, '0').repeat(10)));
-    fuzzyWork.tokens = Number.MAX_SAFE_INTEGER; // no bucket limit here: the per-lookup bound is under test
-    const before = fuzzyWork.cellsSpent;
+    const budget = new FuzzyBudget({ capacity: Infinity }); // no bucket limit here: the per-lookup bound is under test
+    const resolver = resolverFor(Array.from({ length: tools }, (_, i) => stem + String(i).padStart(4, '0').repeat(10)), {}, budget);
     for (let i = 0; i < 10; i++) t.equal(resolver(stem + 'kq'.repeat(19) + 'k' + String(i)), null);
-    return fuzzyWork.cellsSpent - before;
+    return budget.cellsSpent;
   };
   const few = cellsFor(240, 8);
   const many = cellsFor(240, 512);
@@ -106,10 +111,34 @@ t.test('fuzzy work per lookup is bounded: near misses over many long names give 
 });
 
 t.test('an empty bucket degrades fuzzy matching to "not declared", exact matching still works', async (t) => {
+  const drained = new FuzzyBudget({ capacity: 0 });
   const resolver = createNameResolver(['search_procedures', 'get_weather']);
-  fuzzyWork.tokens = -LOOKUP_CELLS * 1000; // drained: refills long after this test
-  t.equal(resolver('search_procedurez'), null);
-  t.same(resolver('get_weather'), { name: 'get_weather', how: 'exact' });
-  fuzzyWork.tokens = Number.MAX_SAFE_INTEGER;
-  t.same(resolver('search_procedurex'), { name: 'search_procedures', how: 'fuzzy' });
+  t.equal(resolver('search_procedurez', drained), null);
+  t.same(resolver('get_weather', drained), { name: 'get_weather', how: 'exact' });
+  t.same(resolver('search_procedurex', new FuzzyBudget()), { name: 'search_procedures', how: 'fuzzy' });
+});
+
+// The resolver (and its answer cache) is shared by every tenant sending the same tool set; only
+// the budgets are per tenant. A tenant that spends its budget on near misses must not make
+// another tenant's lookups fail, nor leave a cached "not declared" behind for them.
+t.test("one tenant draining its fuzzy budget leaves another tenant's matches intact, in the same instant", async (t) => {
+  const clock = { now: 5_000 }; // frozen: nothing refills during the test
+  const tenantA = new FuzzyBudget({ now: () => clock.now });
+  const tenantB = new FuzzyBudget({ now: () => clock.now });
+  // Long declared names with a shared stem: each near miss costs many cells against each of them.
+  const stem = 'abcdefghij'.repeat(20);
+  const long = Array.from({ length: 64 }, (_, i) => stem + String(i).padStart(4, '0').repeat(10));
+  const resolver = createNameResolver([...long, 'search_procedures', 'get_weather']);
+  let misses = 0;
+  for (; tenantA.available() >= LOOKUP_CELLS && misses < 10_000; misses++) resolver(stem + 'kq'.repeat(19) + 'k' + String(misses), tenantA);
+  // The last cells go to short near misses (a few cells a row), until not even one row is left.
+  for (let i = 0; tenantA.available() >= 5 && i < 100_000; i++, misses++) resolver(`searchprocedurqq${i}`, tenantA);
+  t.ok(tenantA.available() < 5, `tenant A drained its bucket with ${misses} near misses`);
+  t.equal(resolver('search_procedurex', tenantA), null, 'A is out of budget: no guess');
+  t.same(resolver('search_procedurex', tenantB), { name: 'search_procedures', how: 'fuzzy' }, "B's lookup of the same name still matches");
+  t.ok(tenantB.cellsSpent > 0, 'B paid from its own bucket');
+  t.same(resolver('search_procedurex', tenantA), { name: 'search_procedures', how: 'fuzzy' }, "B's answer is cached: pure, and free for A too");
+  t.equal(resolver('get_wether', tenantA), null, 'A is still out of budget for new names');
+  clock.now += 1_000;
+  t.same(resolver('get_wether', tenantA), { name: 'get_weather', how: 'fuzzy' }, 'the busy answer was not cached: A matches once refilled');
 });

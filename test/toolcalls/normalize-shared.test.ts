@@ -1,4 +1,5 @@
 import t from 'tap';
+import { RepairBudget } from '../../src/repair/bounded-json.js';
 import { createReport, fixCallArguments, MAX_UNCHECKED_NOTES, type NormalizeContext } from '../../src/toolcalls/normalize-shared.js';
 import type { ToolDefinition } from '../../src/api/chat-types.js';
 
@@ -7,7 +8,7 @@ import type { ToolDefinition } from '../../src/api/chat-types.js';
 
 function contextFor(properties: Record<string, unknown>): NormalizeContext {
   const tool: ToolDefinition = { type: 'function', function: { name: 'f', parameters: { type: 'object', properties } } };
-  return { tools: new Map([['f', tool]]), resolveName: (name) => name, textParsing: true };
+  return { tools: new Map([['f', tool]]), resolveName: (name) => name, repairBudget: new RepairBudget(), textParsing: true };
 }
 
 t.test('unchecked schema parts are noted once each, up to the cap', async (t) => {

@@ -1,4 +1,5 @@
 import { parseJsonLenient, skipWhitespace } from '../text/json-scan.js';
+import type { RepairBudget } from '../../repair/bounded-json.js';
 import { defineFormat } from './define.js';
 import { NONE, type CallShape, callsFromShapes, indexFrom, literalAt, outOfText } from './shared.js';
 import type { BlockMatch } from './types.js';
@@ -51,7 +52,7 @@ export const deepseekFormat = defineFormat({
         if (!env.final) return outOfText(env);
         break; // truncated call: stays content
       }
-      const shape = shapeOf(text.slice(at + CALL_BEGIN.length, callEnd));
+      const shape = shapeOf(text.slice(at + CALL_BEGIN.length, callEnd), ctx.repairBudget);
       if (!shape) return { kind: 'none', skipTo: callEnd + CALL_END.length };
       shapes.push(shape);
       at = end = callEnd + CALL_END.length;
@@ -61,14 +62,14 @@ export const deepseekFormat = defineFormat({
   },
 });
 
-function shapeOf(inner: string): CallShape | undefined {
+function shapeOf(inner: string, budget: RepairBudget): CallShape | undefined {
   const sep = inner.indexOf(SEP);
   if (sep < 0) return undefined;
   const left = inner.slice(0, sep).trim();
   const right = inner.slice(sep + SEP.length);
   const v3 = v3Body(right);
   const [name, argsText] = v3 ?? [left, right.trim()];
-  const args = argsText === '' ? {} : parseJsonLenient(argsText);
+  const args = argsText === '' ? {} : parseJsonLenient(argsText, budget);
   if (typeof args !== 'object' || args === null || Array.isArray(args)) return undefined;
   return { name: name.trim(), args };
 }

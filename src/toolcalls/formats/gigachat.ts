@@ -46,7 +46,7 @@ function callAt(text: string, from: number, ctx: ParseContext, env: ScanEnv): Bl
   const jsonEnd = findJsonEnd(text, at);
   if (jsonEnd === 'incomplete') return env.final ? NONE : INCOMPLETE;
   if (jsonEnd === 'invalid') return NONE;
-  const shapes = callShapesOf(parseJsonLenient(text.slice(at, jsonEnd)), false);
+  const shapes = callShapesOf(parseJsonLenient(text.slice(at, jsonEnd), ctx.repairBudget), false);
   if (!shapes) return { kind: 'none', skipTo: jsonEnd };
   let end = jsonEnd;
   const after = skipWhitespace(text, jsonEnd);

@@ -1,4 +1,5 @@
 import { findJsonEnd, isPlainObject, parseJsonLenient, skipWhitespace } from '../text/json-scan.js';
+import type { RepairBudget } from '../../repair/bounded-json.js';
 import type { ParseContext, ParsedCall } from '../types.js';
 import { defineFormat } from './define.js';
 import { type Read, READ_INCOMPLETE, READ_NONE, ranOut, readBareName, typedArguments } from './markup.js';
@@ -34,7 +35,7 @@ export const glm45Format = defineFormat({
     const open = literalAt(text, start, OPEN);
     if (open === 'no') return NONE;
     if (open === 'partial') return outOfText(env);
-    const read = readArgCall(text, start, env);
+    const read = readArgCall(text, start, env, ctx.repairBudget);
     if (read.kind === 'incomplete') return { kind: 'incomplete' };
     if (read.kind === 'none') return NONE;
     const call = callOf(read.value, ctx);
@@ -53,7 +54,7 @@ export interface WrittenArgCall {
 }
 
 /** Reads `<tool_call>name[<tool_sep>] (<arg_key>k</arg_key><arg_value>v</arg_value>)* </tool_call>` at `start`. */
-export function readArgCall(text: string, start: number, env: ScanEnv): Read<WrittenArgCall> {
+export function readArgCall(text: string, start: number, env: ScanEnv, budget: RepairBudget): Read<WrittenArgCall> {
   if (literalAt(text, start, OPEN) !== 'yes') return READ_NONE;
   let at = skipWhitespace(text, start + OPEN.length);
   if (at >= text.length) return ranOut(env);
@@ -77,7 +78,7 @@ export function readArgCall(text: string, start: number, env: ScanEnv): Read<Wri
       const jsonEnd = findJsonEnd(text, at);
       if (jsonEnd === 'incomplete') return ranOut(env);
       if (jsonEnd === 'invalid') return READ_NONE;
-      const json = parseJsonLenient(text.slice(at, jsonEnd));
+      const json = parseJsonLenient(text.slice(at, jsonEnd), budget);
       if (!isPlainObject(json)) return READ_NONE;
       call.json = json;
       at = jsonEnd;

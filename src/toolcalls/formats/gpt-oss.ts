@@ -59,7 +59,7 @@ function callOf(text: string, message: HarmonyMessage, recipient: string, ctx: P
   const written = recipient.startsWith(FUNCTIONS) ? recipient.slice(FUNCTIONS.length) : recipient;
   const body = text.slice(message.bodyStart, message.bodyEnd).trim();
   if (body !== '' && findJsonEnd(body, 0) !== body.length) return { kind: 'none', skipTo: message.end };
-  const args = body === '' ? {} : parseJsonLenient(body);
+  const args = body === '' ? {} : parseJsonLenient(body, ctx.repairBudget);
   if (!isPlainObject(args)) return { kind: 'none', skipTo: message.end };
   if (ctx.resolveName(written) === null) return { kind: 'none', skipTo: message.end, rejectedNames: 1 };
   const call = makeCall(written, args, ctx);

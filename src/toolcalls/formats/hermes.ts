@@ -28,13 +28,13 @@ export const hermesFormat = defineFormat({
       if (jsonEnd === 'incomplete' && !env.final) return INCOMPLETE;
       return malformed(text, jsonStart, env.final);
     }
-    const first = callShapesOf(parseJsonLenient(text.slice(jsonStart, jsonEnd)), false);
+    const first = callShapesOf(parseJsonLenient(text.slice(jsonStart, jsonEnd), ctx.repairBudget), false);
     if (!first) {
       const end = blockEnd(text, jsonEnd, env.final);
       return end === 'incomplete' ? INCOMPLETE : { kind: 'none', skipTo: end };
     }
     // Several call objects in one block ({…}, {…} or one per line) are read as a sequence.
-    const sequence = readCallSequence(text, jsonStart, env.final, false);
+    const sequence = readCallSequence(text, jsonStart, env.final, false, ctx.repairBudget);
     if (sequence.kind === 'incomplete') return INCOMPLETE;
     const callsEnd = sequence.kind === 'shapes' ? sequence.end : jsonEnd;
     const end = blockEnd(text, callsEnd, env.final);

@@ -48,7 +48,7 @@ export const hunyuanFormat = defineFormat({
         break;
       }
       if (call === 'no') break; // the section's closing tag is missing: it ends after its last call
-      const read = readArgCall(text, at, env);
+      const read = readArgCall(text, at, env, ctx.repairBudget);
       if (read.kind === 'incomplete') return INCOMPLETE;
       if (read.kind === 'none') break;
       written.push(read.value);

@@ -1,4 +1,5 @@
 import { findJsonEnd, isPlainObject, parseJsonLenient, parseJsonStrict, skipWhitespace } from '../text/json-scan.js';
+import type { RepairBudget } from '../../repair/bounded-json.js';
 import type { ParseContext, ParsedCall } from '../types.js';
 import { type Read, READ_INCOMPLETE, READ_NONE, ranOut, readQuotedAttribute, trimNewlines, typedArguments } from './markup.js';
 import { INCOMPLETE, NONE, indexFrom, literalAt, makeCall, outOfText } from './shared.js';
@@ -23,7 +24,7 @@ interface WrittenInvoke {
 }
 
 /** Reads one `<P:invoke name="…">…</P:invoke>` at `start`. */
-export function readInvoke(text: string, start: number, tags: InvokeTags, env: ScanEnv): Read<WrittenInvoke> {
+export function readInvoke(text: string, start: number, tags: InvokeTags, env: ScanEnv, budget: RepairBudget): Read<WrittenInvoke> {
   const open = `<${tags.prefix}invoke`;
   const head = literalAt(text, start, open);
   if (head !== 'yes') return head === 'partial' ? ranOut(env) : READ_NONE;
@@ -41,7 +42,7 @@ export function readInvoke(text: string, start: number, tags: InvokeTags, env: S
       const jsonEnd = findJsonEnd(text, at);
       if (jsonEnd === 'incomplete') return ranOut(env);
       if (jsonEnd === 'invalid') return READ_NONE;
-      const json = parseJsonLenient(text.slice(at, jsonEnd));
+      const json = parseJsonLenient(text.slice(at, jsonEnd), budget);
       if (!isPlainObject(json)) return READ_NONE;
       written.json = json;
       at = jsonEnd;
@@ -111,7 +112,7 @@ export function matchInvokeSection(text: string, start: number, section: { open:
   const open = literalAt(text, start, section.open);
   if (open === 'no') return NONE;
   if (open === 'partial') return outOfText(env);
-  const invokes = readInvokes(text, start + section.open.length, section.tags, env);
+  const invokes = readInvokes(text, start + section.open.length, section.tags, env, ctx.repairBudget);
   if (invokes.kind !== 'ok') return invokes.kind === 'incomplete' ? INCOMPLETE : NONE;
   let end = invokes.end;
   const closeAt = skipWhitespace(text, end);
@@ -123,7 +124,7 @@ export function matchInvokeSection(text: string, start: number, section: { open:
 }
 
 /** Reads invokes until something else comes; the calls, or why not. */
-export function readInvokes(text: string, from: number, tags: InvokeTags, env: ScanEnv): Read<WrittenInvoke[]> {
+export function readInvokes(text: string, from: number, tags: InvokeTags, env: ScanEnv, budget: RepairBudget): Read<WrittenInvoke[]> {
   const invokes: WrittenInvoke[] = [];
   let at = from;
   let end = from;
@@ -133,7 +134,7 @@ export function readInvokes(text: string, from: number, tags: InvokeTags, env: S
       if (!env.final) return READ_INCOMPLETE;
       break;
     }
-    const read = readInvoke(text, at, tags, env);
+    const read = readInvoke(text, at, tags, env, budget);
     if (read.kind === 'incomplete') return read;
     if (read.kind === 'none') break;
     invokes.push(read.value);

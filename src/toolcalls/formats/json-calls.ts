@@ -1,4 +1,5 @@
 import { findJsonEnd, parseJsonLenient, skipWhitespace } from '../text/json-scan.js';
+import type { RepairBudget } from '../../repair/bounded-json.js';
 import { type CallShape, callShapesOf } from './shared.js';
 
 // Reads one or more JSON tool calls written one after another, as Llama 3 (`{…}; {…}`),
@@ -7,7 +8,7 @@ import { type CallShape, callShapesOf } from './shared.js';
 export type CallSequence = { kind: 'shapes'; shapes: CallShape[]; end: number } | { kind: 'incomplete' } | { kind: 'invalid' };
 
 /** `start` must be at `{` or `[`. The sequence stops before the first value that is not a call. */
-export function readCallSequence(text: string, start: number, final: boolean, strict: boolean): CallSequence {
+export function readCallSequence(text: string, start: number, final: boolean, strict: boolean, budget: RepairBudget): CallSequence {
   const shapes: CallShape[] = [];
   let at = start;
   let end = start;
@@ -15,7 +16,7 @@ export function readCallSequence(text: string, start: number, final: boolean, st
     const valueEnd = findJsonEnd(text, at);
     if (valueEnd === 'incomplete' && !final) return { kind: 'incomplete' };
     if (typeof valueEnd !== 'number') break;
-    const found = callShapesOf(parseJsonLenient(text.slice(at, valueEnd)), strict);
+    const found = callShapesOf(parseJsonLenient(text.slice(at, valueEnd), budget), strict);
     if (!found) break;
     shapes.push(...found);
     end = valueEnd;

@@ -58,7 +58,7 @@ function wrappedJsonFormat(wrapper: JsonWrapper): ToolCallFormat {
       if (at >= text.length) return outOfText(env);
       if (wrapper.hermesInside && text[at] === '<') return hermesBlocks(text, at, ctx, env, wrapper);
       if (text[at] !== '{' && text[at] !== '[') return NONE;
-      const sequence = readCallSequence(text, at, env.final, false);
+      const sequence = readCallSequence(text, at, env.final, false, ctx.repairBudget);
       if (sequence.kind === 'incomplete') return INCOMPLETE;
       if (sequence.kind === 'invalid') return NONE;
       const end = blockEnd(text, sequence.end, wrapper, env);

@@ -23,7 +23,7 @@ export const jsonFormat = defineFormat({
     // `{` must open a key, `[` must open an object: quick exit for ordinary brackets in prose.
     const expected = text[start] === '{' ? text[first] === '"' || text[first] === "'" || text[first] === '}' : text[first] === '{';
     if (!expected) return NONE;
-    const sequence = readCallSequence(text, start, env.final, true);
+    const sequence = readCallSequence(text, start, env.final, true, ctx.repairBudget);
     if (sequence.kind === 'incomplete') return INCOMPLETE;
     if (sequence.kind === 'invalid') return NONE;
     const placed = placement(text, sequence.end, env);

@@ -22,7 +22,7 @@ export const llama3JsonFormat = defineFormat({
     const at = skipWhitespace(text, start + TAG.length);
     if (at >= text.length) return outOfText(env);
     if (text[at] !== '{' && text[at] !== '[') return NONE; // <|python_tag|> also starts built-in python code
-    const sequence = readCallSequence(text, at, env.final, false);
+    const sequence = readCallSequence(text, at, env.final, false, ctx.repairBudget);
     if (sequence.kind === 'incomplete') return INCOMPLETE;
     if (sequence.kind === 'invalid') return NONE;
     let end = sequence.end;

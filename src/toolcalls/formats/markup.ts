@@ -61,6 +61,6 @@ export function typedArguments(pairs: ReadonlyArray<readonly [string, string]>, 
   const schema = ctx.tools.get(toolName)?.function.parameters;
   const properties = isPlainObject(schema) && isPlainObject(schema.properties) ? schema.properties : {};
   const args: Record<string, unknown> = {};
-  for (const [key, raw] of pairs) args[key] = typeValue(raw, Object.hasOwn(properties, key) ? properties[key] : undefined);
+  for (const [key, raw] of pairs) args[key] = typeValue(raw, Object.hasOwn(properties, key) ? properties[key] : undefined, ctx.repairBudget);
   return args;
 }

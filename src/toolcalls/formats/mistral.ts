@@ -30,7 +30,7 @@ export const mistralFormat = defineFormat({
       const end = findJsonEnd(text, at);
       if (end === 'incomplete') return outOfText(env);
       if (end === 'invalid') return NONE;
-      const shapes = callShapesOf(parseJsonLenient(text.slice(at, end)), false);
+      const shapes = callShapesOf(parseJsonLenient(text.slice(at, end), ctx.repairBudget), false);
       return shapes ? callsFromShapes(shapes, ctx, end, end) : { kind: 'none', skipTo: end };
     }
 
@@ -67,7 +67,7 @@ function namedCall(text: string, from: number, ctx: ParseContext, env: ScanEnv):
   const end = findJsonEnd(text, at);
   if (end === 'incomplete') return outOfText(env);
   if (end === 'invalid') return NONE;
-  const args = parseJsonLenient(text.slice(at, end));
+  const args = parseJsonLenient(text.slice(at, end), ctx.repairBudget);
   if (!isPlainObject(args)) return { kind: 'none', skipTo: end };
   const call = makeCall(writtenName, args, ctx);
   return call ? { kind: 'calls', end, calls: [call] } : { kind: 'none', skipTo: end, rejectedNames: 1 };
@@ -91,7 +91,7 @@ function junkThenCalls(text: string, from: number, ctx: ParseContext, env: ScanE
     const end = findJsonEnd(text, at);
     if (end === 'incomplete') return outOfText(env);
     if (end === 'invalid') return NONE;
-    const shapes = callShapesOf(parseJsonLenient(text.slice(at, end)), false);
+    const shapes = callShapesOf(parseJsonLenient(text.slice(at, end), ctx.repairBudget), false);
     if (!shapes) return NONE;
     const blockEnd = closingFenceEnd(text, end, text.slice(from, at).includes('```'), env);
     if (blockEnd === 'incomplete') return INCOMPLETE;

@@ -1,4 +1,5 @@
 import { skipWhitespace } from '../text/json-scan.js';
+import type { RepairBudget } from '../../repair/bounded-json.js';
 import { readPythonCallList } from '../text/python-literal.js';
 import { defineFormat } from './define.js';
 import { readCallSequence } from './json-calls.js';
@@ -28,7 +29,7 @@ export const lfm2Format = defineFormat({
     if (open === 'partial') return outOfText(env);
     const at = skipWhitespace(text, start + LFM2_OPEN.length);
     if (at >= text.length) return outOfText(env);
-    const listed = readListAt(text, at, env, indexFrom(text, LFM2_OPEN, at));
+    const listed = readListAt(text, at, env, indexFrom(text, LFM2_OPEN, at), ctx.repairBudget);
     if (listed.kind !== 'calls') return listed.kind === 'incomplete' ? INCOMPLETE : NONE;
     const end = closerEnd(text, listed.end, LFM2_CLOSE, env);
     if (end === 'incomplete') return INCOMPLETE;
@@ -43,12 +44,12 @@ type Listed = { kind: 'calls'; shapes: CallShape[]; end: number; malformed: stri
  * `[call(…), …]` in Python or JSON syntax, or JSON objects, starting at `at`. A pythonic list must
  * end before `nextOpener` (the wrapper's next opener, -1: none): a repeated opener stays linear.
  */
-function readListAt(text: string, at: number, env: ScanEnv, nextOpener: number): Listed {
+function readListAt(text: string, at: number, env: ScanEnv, nextOpener: number, budget: RepairBudget): Listed {
   const first = text[at];
   const afterBracket = first === '[' ? skipWhitespace(text, at + 1) : at;
   if (afterBracket >= text.length) return env.final ? { kind: 'none' } : { kind: 'incomplete' };
   if (text[afterBracket] === '{') {
-    const sequence = readCallSequence(text, at, env.final, false);
+    const sequence = readCallSequence(text, at, env.final, false, budget);
     if (sequence.kind === 'shapes') return { kind: 'calls', shapes: sequence.shapes, end: sequence.end, malformed: [] };
     return sequence.kind === 'incomplete' ? { kind: 'incomplete' } : { kind: 'none' };
   }
@@ -87,7 +88,7 @@ export const olmo3Format = defineFormat({
     let at = skipWhitespace(text, start + OLMO_OPEN.length);
     if (at >= text.length) return outOfText(env);
     if (text[at] === '[' || text[at] === '{') {
-      const listed = readListAt(text, at, env, indexFrom(text, OLMO_OPEN, at));
+      const listed = readListAt(text, at, env, indexFrom(text, OLMO_OPEN, at), ctx.repairBudget);
       if (listed.kind !== 'calls') return listed.kind === 'incomplete' ? INCOMPLETE : NONE;
       const end = closerEnd(text, listed.end, OLMO_CLOSE, env);
       if (end === 'incomplete') return INCOMPLETE;

@@ -1,4 +1,5 @@
 import { findJsonEnd, isPlainObject, parseJsonLenient, parseJsonStrict, skipWhitespace } from '../text/json-scan.js';
+import type { RepairBudget } from '../../repair/bounded-json.js';
 import type { ParseContext, ParsedCall } from '../types.js';
 import { defineFormat } from './define.js';
 import { ForwardSearchMemo, INCOMPLETE, NONE, indexFrom, literalAt, makeCall, outOfText } from './shared.js';
@@ -41,7 +42,7 @@ export const qwen3CoderFormat = defineFormat({
     }
     const functions: FunctionBlock[] = [];
     for (;;) {
-      const block = readFunction(text, at, env);
+      const block = readFunction(text, at, env, ctx.repairBudget);
       if (block.kind !== 'function') {
         if (block.kind === 'incomplete') return INCOMPLETE;
         // A malformed function stays content up to where it broke; its text is not searched again.
@@ -74,7 +75,7 @@ interface FunctionBlock {
 }
 
 /** One <function=name>…</function> at `at`. */
-function readFunction(text: string, at: number, env: ScanEnv): FunctionBlock | { kind: 'incomplete' } | { kind: 'none'; stop?: number } {
+function readFunction(text: string, at: number, env: ScanEnv, budget: RepairBudget): FunctionBlock | { kind: 'incomplete' } | { kind: 'none'; stop?: number } {
   const fn = literalAt(text, at, FUNCTION_OPEN);
   if (fn === 'partial') return env.final ? { kind: 'none' } : { kind: 'incomplete' };
   if (fn === 'no') return { kind: 'none' };
@@ -82,7 +83,7 @@ function readFunction(text: string, at: number, env: ScanEnv): FunctionBlock | {
   if (nameEnd < 0) return env.final ? { kind: 'none' } : { kind: 'incomplete' };
   const writtenName = text.slice(at + FUNCTION_OPEN.length, nameEnd).trim();
   if (writtenName === '' || /[<\n]/.test(writtenName)) return { kind: 'none' };
-  const body = readFunctionBody(text, nameEnd + 1, env);
+  const body = readFunctionBody(text, nameEnd + 1, env, budget);
   if (body.kind !== 'body') return body;
   return { kind: 'function', writtenName, body, end: body.end };
 }
@@ -121,14 +122,14 @@ function callsOf(functions: FunctionBlock[], ctx: ParseContext, end: number): Bl
 /** `stop`: where a function body met something that is not a parameter (the block ends there as content). */
 type Body = { kind: 'body'; end: number; params: Map<string, string>; json?: unknown } | { kind: 'incomplete' } | { kind: 'none'; stop?: number };
 
-function readFunctionBody(text: string, from: number, env: ScanEnv): Body {
+function readFunctionBody(text: string, from: number, env: ScanEnv, budget: RepairBudget): Body {
   const params = new Map<string, string>();
   let at = skipWhitespace(text, from);
   if (text[at] === '{') {
     const jsonEnd = findJsonEnd(text, at);
     if (jsonEnd === 'incomplete') return env.final ? { kind: 'none' } : { kind: 'incomplete' };
     if (jsonEnd === 'invalid') return { kind: 'none' };
-    const json = parseJsonLenient(text.slice(at, jsonEnd));
+    const json = parseJsonLenient(text.slice(at, jsonEnd), budget);
     if (!isPlainObject(json)) return { kind: 'none' };
     const closeAt = skipWhitespace(text, jsonEnd);
     const close = literalAt(text, closeAt, FUNCTION_CLOSE);
@@ -270,11 +271,11 @@ function typeParameters(params: Map<string, string>, toolName: string, ctx: Pars
   const schema = ctx.tools.get(toolName)?.function.parameters;
   const properties = isPlainObject(schema) && isPlainObject(schema.properties) ? schema.properties : {};
   const args: Record<string, unknown> = {};
-  for (const [key, raw] of params) args[key] = typeValue(raw, properties[key]);
+  for (const [key, raw] of params) args[key] = typeValue(raw, properties[key], ctx.repairBudget);
   return args;
 }
 
-export function typeValue(raw: string, propertySchema: unknown): unknown {
+export function typeValue(raw: string, propertySchema: unknown, budget: RepairBudget): unknown {
   const { types, nullable } = declaredTypes(propertySchema);
   const lowered = raw.trim().toLowerCase();
   if (nullable && (lowered === 'null' || lowered === 'none')) return null;
@@ -285,7 +286,7 @@ export function typeValue(raw: string, propertySchema: unknown): unknown {
     if (type === 'number' && text !== '' && Number.isFinite(Number(text))) return Number(text);
     if (type === 'boolean' && (lowered === 'true' || lowered === 'false')) return lowered === 'true';
     if (type === 'object' || type === 'array') {
-      const parsed = parseJsonStrict(text) ?? parseJsonLenient(text);
+      const parsed = parseJsonStrict(text) ?? parseJsonLenient(text, budget);
       if (type === 'object' ? isPlainObject(parsed) : Array.isArray(parsed)) return parsed;
     }
     if (type === 'null' && (lowered === 'null' || lowered === 'none')) return null;

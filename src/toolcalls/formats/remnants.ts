@@ -1,4 +1,5 @@
 import { findJsonEnd, isPlainObject, parseJsonLenient, skipWhitespace } from '../text/json-scan.js';
+import type { RepairBudget } from '../../repair/bounded-json.js';
 import { defineFormat } from './define.js';
 import { INCOMPLETE, NONE, type CallShape, callsFromShapes, indexFrom, literalAt, outOfText } from './shared.js';
 import type { ParseContext } from '../types.js';
@@ -53,7 +54,7 @@ export const remnantsFormat = defineFormat({
         break;
       }
       if (callBegin === 'no') break;
-      const call = markedCall(text, at + CALL_BEGIN.length, env);
+      const call = markedCall(text, at + CALL_BEGIN.length, env, ctx.repairBudget);
       if (call === 'incomplete') return INCOMPLETE;
       if (call === undefined) break; // truncated or malformed: the calls before it stand
       if (call.shape === undefined) return { kind: 'none', skipTo: call.end };
@@ -76,7 +77,7 @@ function firstLiteralAt(text: string, at: number, literals: readonly string[]): 
 }
 
 /** `id<|tool_call_argument_begin|>{json}[<|tool_call_end|>]`, from just after <|tool_call_begin|>. */
-function markedCall(text: string, from: number, env: ScanEnv): { shape?: CallShape; end: number } | 'incomplete' | undefined {
+function markedCall(text: string, from: number, env: ScanEnv, budget: RepairBudget): { shape?: CallShape; end: number } | 'incomplete' | undefined {
   const window = text.slice(from, from + MAX_ID + ARGS_BEGIN.length);
   const split = window.indexOf(ARGS_BEGIN);
   if (split < 0) return window.length < MAX_ID + ARGS_BEGIN.length && !env.final ? 'incomplete' : undefined;
@@ -97,7 +98,7 @@ function markedCall(text: string, from: number, env: ScanEnv): { shape?: CallSha
   // Without its own end marker a call must hold whole JSON: one cut off by the next marker or the
   // end of the answer is not repaired into a call.
   if (terminator !== CALL_END && body !== '' && findJsonEnd(body, 0) !== body.length) return argsEnd === text.length ? undefined : { end };
-  const args = parseJsonLenient(body || '{}');
+  const args = parseJsonLenient(body || '{}', budget);
   return { shape: id && isPlainObject(args) ? { name: id[1], args } : undefined, end };
 }
 
@@ -119,7 +120,7 @@ function bareRemnant(text: string, start: number, env: ScanEnv, ctx: ParseContex
   const jsonEnd = findJsonEnd(text, at);
   if (jsonEnd === 'incomplete') return outOfText(env);
   if (jsonEnd === 'invalid') return NONE;
-  const args = parseJsonLenient(text.slice(at, jsonEnd));
+  const args = parseJsonLenient(text.slice(at, jsonEnd), ctx.repairBudget);
   if (!isPlainObject(args)) return NONE;
   let end = jsonEnd;
   const afterArgs = skipWhitespace(text, jsonEnd);

@@ -81,7 +81,7 @@ export function makeCall(writtenName: string, args: unknown, ctx: ParseContext):
   if (trimmed === '' || exceedsDepth(args)) return undefined;
   const name = ctx.resolveName(trimmed);
   if (name === null) return undefined;
-  const call: ParsedCall = { name, arguments: toArgumentsJson(args) };
+  const call: ParsedCall = { name, arguments: toArgumentsJson(args, ctx.repairBudget) };
   if (trimmed !== name) call.calledName = trimmed;
   return call;
 }

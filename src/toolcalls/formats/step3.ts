@@ -60,7 +60,7 @@ export const step3Format = defineFormat({
         break;
       }
       const sep = typeStart + sepInWindow;
-      const invoke = readInvoke(text, skipWhitespace(text, sep + SEP.length), TAGS, env);
+      const invoke = readInvoke(text, skipWhitespace(text, sep + SEP.length), TAGS, env, ctx.repairBudget);
       if (invoke.kind === 'incomplete') return INCOMPLETE;
       if (invoke.kind === 'none') break;
       at = skipWhitespace(text, invoke.end);

@@ -1,4 +1,5 @@
 import { singleRequiredStringProperty } from '../arguments.js';
+import type { RepairBudget } from '../../repair/bounded-json.js';
 import { isPlainObject, parseJsonLenient, parseJsonStrict } from '../text/json-scan.js';
 import { defineFormat } from './define.js';
 import { NONE, indexFrom, literalAt, makeCall, outOfText } from './shared.js';
@@ -29,17 +30,17 @@ export const toolTagFormat = defineFormat({
     const writtenName = body[1];
     const name = ctx.resolveName(writtenName);
     if (name === null) return { kind: 'none', skipTo: end, rejectedNames: 1 };
-    const args = argumentsOf((body[2] ?? '').trim(), ctx.tools.get(name)?.function.parameters);
+    const args = argumentsOf((body[2] ?? '').trim(), ctx.tools.get(name)?.function.parameters, ctx.repairBudget);
     if (args === undefined) return { kind: 'none', skipTo: end };
     const call = makeCall(writtenName, args, ctx);
     return call ? { kind: 'calls', end, calls: [call] } : { kind: 'none', skipTo: end };
   },
 });
 
-function argumentsOf(value: string, schema: unknown): Record<string, unknown> | undefined {
+function argumentsOf(value: string, schema: unknown, budget: RepairBudget): Record<string, unknown> | undefined {
   if (value === '') return {};
   if (value.startsWith('{')) {
-    const parsed = parseJsonLenient(value);
+    const parsed = parseJsonLenient(value, budget);
     if (isPlainObject(parsed)) return parsed;
   }
   const parameter = singleRequiredStringProperty(schema);

@@ -1,6 +1,6 @@
 import { cpuMs } from '../deltas.js';
 import t from 'tap';
-import { repairWork } from '../../../src/repair/bounded-json.js';
+import { RepairBudget } from '../../../src/repair/bounded-json.js';
 import { parseToolCallsFromText } from '../../../src/toolcalls/parse.js';
 import { parseJsonLenient } from '../../../src/toolcalls/text/json-scan.js';
 import { parseContext } from '../helpers.js';
@@ -10,27 +10,27 @@ import { parseContext } from '../helpers.js';
 const quoteRun = (chars: number): string => `{'a${"'a".repeat(chars / 2)}}`;
 
 t.test('model text: the usual slips are still repaired', async (t) => {
-  t.same(parseJsonLenient("{'city': 'Paris',}"), { city: 'Paris' });
-  t.same(parseJsonLenient('{"a": True, "b": None}'), { a: true, b: null });
+  const budget = new RepairBudget();
+  t.same(parseJsonLenient("{'city': 'Paris',}", budget), { city: 'Paris' });
+  t.same(parseJsonLenient('{"a": True, "b": None}', budget), { a: true, b: null });
 });
 
 t.test('model text: a long broken slice is not handed to jsonrepair and is not a call', async (t) => {
-  repairWork.tokens = Number.MAX_SAFE_INTEGER;
+  // No budget limit here: the size bound is under test.
+  const ctx = { ...parseContext(), repairBudget: new RepairBudget({ capacity: Infinity }) };
   const body = quoteRun(8_000);
-  const ctx = parseContext();
   for (const text of [
     `<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>${body}<｜tool▁call▁end｜><｜tool▁calls▁end｜>`,
     `<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>${body}<|tool_call_end|><|tool_calls_section_end|>`,
   ]) {
-    const before = repairWork.charsRepaired;
+    const before = ctx.repairBudget.charsRepaired;
     t.equal(parseToolCallsFromText(text, ctx), null, 'stays content');
-    t.equal(repairWork.charsRepaired, before, 'jsonrepair was not run');
+    t.equal(ctx.repairBudget.charsRepaired, before, 'jsonrepair was not run');
   }
 });
 
 t.test('model text: cost grows linearly with a broken slice (2 KB vs 8 KB, best of 3)', async (t) => {
-  repairWork.tokens = Number.MAX_SAFE_INTEGER;
-  const ctx = parseContext();
+  const ctx = { ...parseContext(), repairBudget: new RepairBudget({ capacity: Infinity }) };
   const best = (chars: number): number => {
     const text = `<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>${quoteRun(chars)}<｜tool▁call▁end｜><｜tool▁calls▁end｜>`;
     let fastest = Infinity;

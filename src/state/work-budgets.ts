@@ -1,0 +1,50 @@
+import { RepairBudget } from '../repair/bounded-json.js';
+import { FuzzyBudget } from '../toolcalls/names.js';
+import { ANONYMOUS_SCOPE, scopeOf } from './scope.js';
+
+// Best-effort work with a worst case far above its usual cost (jsonrepair on broken arguments,
+// fuzzy tool-name matching) is paid from token buckets, one set per tenant scope, so one gateway
+// key sending crafted input spends only its own: every other key's repairs and name matches go on.
+//
+// The store is a Map built once from the configured gateway keys (fixed for the app's life) plus
+// the anonymous scope: its size is set by config, never by requests. A scope outside that list
+// (none reaches the routes: authentication only admits configured keys) shares one extra set, so
+// the store never grows. The process's worst case is therefore (configured keys + 2) × one bucket:
+// per tenant a burst of 2 worst-case repairs then one per 100 ms, and 4,000,000 edit-distance cells
+// then 2,000 per ms (bounded-json.ts, names.ts).
+
+/** What one tenant may spend on best-effort work. */
+export interface WorkBudgets {
+  repair: RepairBudget;
+  fuzzy: FuzzyBudget;
+}
+
+export function createWorkBudgets(): WorkBudgets {
+  return { repair: new RepairBudget(), fuzzy: new FuzzyBudget() };
+}
+
+export class WorkBudgetStore {
+  private readonly byScope = new Map<string, WorkBudgets>();
+  private readonly unlisted: WorkBudgets;
+
+  /** One set of budgets per scope in `scopes` (and one shared by any other scope). */
+  constructor(scopes: Iterable<string>, create: () => WorkBudgets = createWorkBudgets) {
+    for (const scope of scopes) if (!this.byScope.has(scope)) this.byScope.set(scope, create());
+    this.unlisted = create();
+  }
+
+  /** The budgets of the scope's tenant; look them up once per request. */
+  forScope(scope: string): WorkBudgets {
+    return this.byScope.get(scope) ?? this.unlisted;
+  }
+
+  /** How many scopes have their own budgets (for tests). */
+  get size(): number {
+    return this.byScope.size;
+  }
+}
+
+/** The store for a gateway configured with these key names: the anonymous scope and one per key. */
+export function workBudgetsFor(keyNames: readonly string[]): WorkBudgetStore {
+  return new WorkBudgetStore([ANONYMOUS_SCOPE, ...keyNames.map((name) => scopeOf(name))]);
+}
