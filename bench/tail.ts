@@ -3,8 +3,9 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { type PerformanceEntry, PerformanceObserver, constants, performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
-import { BENCH_DIR, type Child, log, median, percentileSorted, round, spawnChild } from './common.js';
+import { BENCH_DIR, type Child, log, median, percentileSorted, procCpuMs, round, spawnChild } from './common.js';
 import { SHIPPED_NODE_ARGS } from './servers.js';
+import { jsonLoad, streamLoad } from './load.js';
 import { gatewayConfig, requestBody } from './scenario.js';
 
 // What the moderate-load latency tail is made of. Runs the bench's open-loop moderate load (32
@@ -17,6 +18,7 @@ import { gatewayConfig, requestBody } from './scenario.js';
 //
 //   node --import tsx bench/tail.ts --gw=before=<root> --gw=after=<root> [--mode=json|paced]
 //        [--rate=820] [--duration=10] [--rounds=3] [--node=<binary>] [--node-args="..."] [--stalls]
+//        [--heavy=S] (first S s each of closed-loop JSON, burst and paced SSE at 32 connections, as the bench's earlier phases)
 //        [--args-<label>="--flag ..."] (node flags for one build only, or the bare proxy with --args-bare)
 //        [--gc-log] (the builds' stdout to this one's: with --node-args=--trace-gc-nvp, V8's GC lines)
 //
@@ -42,7 +44,7 @@ interface Target {
   label: string;
   child: Child | null;
   url: string;
-  rows: Array<{ round: number; p50: number; p99: number; added: number; causes: Record<string, number>; gc: string }>;
+  rows: Array<{ round: number; p50: number; p99: number; added: number; causes: Record<string, number>; gc: string; cpuUs: number }>;
 }
 
 function flags(name: string): string[] {
@@ -163,6 +165,21 @@ async function main(): Promise<void> {
       targets.push({ label, child, url: child.url + path, rows: [] });
     }
     for (const target of targets) await pacedLoad(target.url, body, rate, 2, sse);
+    // As in the full bench, where the moderate phases come after the closed-loop ones: a heap grown
+    // under load (and a call ledger filled) before the moderate rounds.
+    const heavyS = Number(flags('heavy')[0] ?? 0);
+    for (const target of heavyS > 0 ? targets.slice(1) : []) {
+      const pid = target.child?.pid ?? 0;
+      let cpu = procCpuMs(pid);
+      const json = await jsonLoad(target.url, requestBody(), 32, heavyS);
+      const jsonUs = round(((procCpuMs(pid) - cpu) * 1000) / Math.max(1, json.requests), 0);
+      cpu = procCpuMs(pid);
+      const burst = target.label === 'bare' ? [target.url.replace(path, `/burst${path}`), requestBody({ stream: true })] : [target.url, requestBody({ stream: true, model: 'bench-burst' })];
+      const run = await streamLoad(burst[0], burst[1], 32, heavyS);
+      const burstUs = round(((procCpuMs(pid) - cpu) * 1000) / Math.max(1, run.streams), 0);
+      log(`heavy ${target.label}: JSON ${json.rps}/s ${jsonUs} µs/req, burst ${run.rps}/s ${burstUs} µs/stream, errors ${json.errors + run.errors + run.incomplete}`);
+      await streamLoad(target.url, requestBody({ stream: true }), 32, heavyS);
+    }
     log(`pids: ${targets.map((t) => `${t.label} ${t.child?.pid ?? upstream.pid}`).join(", ")}`);
     log(`${mode} at ${rate}/s, ${durationS} s × ${rounds} rounds, node ${execPath === process.execPath ? process.version : execPath}, args ${[...SHIPPED_NODE_ARGS, ...extra].join(' ')}`);
     for (let round_ = 0; round_ < rounds; round_++) {
@@ -173,21 +190,27 @@ async function main(): Promise<void> {
         await upstream.ask({ type: 'probe' }, 'probe');
         clientGcs.length = 0;
         const runStart = now();
+        const cpuBefore = target.child ? procCpuMs(target.child.pid) : 0;
         const requests = await pacedLoad(target.url, body, rate, durationS, sse);
+        const cpuUs = target.child ? round(((procCpuMs(target.child.pid) - cpuBefore) * 1000) / Math.max(1, requests.length), 0) : NaN;
         const proxy = target.child ? await target.child.ask<Probe>({ type: 'probe' }, 'probe') : null;
         const up = await upstream.ask<Probe>({ type: 'probe' }, 'probe');
         const sorted = Float64Array.from(requests.map((r) => r.ms)).sort();
         const p50 = percentileSorted(sorted, 50);
         const p99 = percentileSorted(sorted, 99);
         if (!target.child) directP99 = p99;
+        // Without the first second (the client's 32 new connections, a process idle since its last run).
+        const later = Float64Array.from(requests.filter((r) => r.at - runStart >= 1000).map((r) => r.ms)).sort();
+        const p99Later = percentileSorted(later, 99);
         const found = causes(requests, p99, runStart, proxy ?? up, up, clientGcs);
-        const gc = gcSummary(proxy ?? up, durationS);
-        target.rows.push({ round: round_, p50, p99, added: p99 - directP99, causes: found, gc });
+        const offCpuGcMs = round((proxy?.stalls ?? []).filter((st) => st.cpu + st.queued < st.ms / 2 && proxy?.gcs.some((g) => overlaps(st, g))).reduce((sum, st) => sum + st.ms, 0), 1);
+        const gc = `CPU ${cpuUs} µs/req; GC stalls off CPU ${offCpuGcMs} ms; ${gcSummary(proxy ?? up, durationS)}`;
+        target.rows.push({ round: round_, p50, p99, added: p99 - directP99, causes: found, gc, cpuUs });
         if (process.argv.includes('--dump') && proxy) {
           const big = [...proxy.gcs, ...proxy.stalls.map((s) => ({ ...s, kind: `stall cpu ${round(s.cpu, 1)} queued ${round(s.queued, 1)}` }))].filter((e) => e.ms >= 5).sort((a, b) => a.at - b.at);
           log(`  ${target.label} pauses ≥ 5 ms: ${big.map((e) => `${round((e.at - runStart) / 1000, 2)}s ${e.kind} ${round(e.ms, 1)}`).join(', ')}`);
         }
-        log(`r${round_} ${target.label}: p50 ${round(p50, 2)} p99 ${round(p99, 2)} (+${round(p99 - directP99, 2)}) n=${requests.length}; slowest 1%: ${JSON.stringify(found)}; ${gc}`);
+        log(`r${round_} ${target.label}: p50 ${round(p50, 2)} p99 ${round(p99, 2)} (+${round(p99 - directP99, 2)}; after 1 s ${round(p99Later, 2)}) n=${requests.length}; slowest 1%: ${JSON.stringify(found)}; ${gc}`);
       }
     }
   } finally {
@@ -195,11 +218,11 @@ async function main(): Promise<void> {
     await upstream.stop();
     rmSync(tmp, { recursive: true, force: true });
   }
-  const lines = [`| target | p50 ms | p99 ms | added p99 ms (median, spread) |`, '|---|---:|---:|---:|'];
+  const lines = [`| target | p50 ms | p99 ms | added p99 ms (median, spread) | CPU µs/req |`, '|---|---:|---:|---:|---:|'];
   for (const target of targets) {
     const added = target.rows.map((r) => r.added);
     lines.push(
-      `| ${target.label} | ${round(median(target.rows.map((r) => r.p50)), 2)} | ${round(median(target.rows.map((r) => r.p99)), 2)} | ${target.child ? `+${round(median(added), 2)} (${round(Math.min(...added), 2)}…${round(Math.max(...added), 2)})` : ''} |`,
+      `| ${target.label} | ${round(median(target.rows.map((r) => r.p50)), 2)} | ${round(median(target.rows.map((r) => r.p99)), 2)} | ${target.child ? `+${round(median(added), 2)} (${round(Math.min(...added), 2)}…${round(Math.max(...added), 2)})` : ''} | ${round(median(target.rows.map((r) => r.cpuUs)), 0)} |`,
     );
   }
   process.stdout.write(`${lines.join('\n')}\n`);
