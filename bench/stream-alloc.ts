@@ -144,7 +144,7 @@ async function main(): Promise<void> {
   const connections = Number(flag('connections') ?? 32);
   const variant = (flag('variant') ?? 'paced') as UpstreamVariant;
   const top = Number(flag('top') ?? 20);
-  // Below the gateway's 128 upstream connections per origin: every stream open at once.
+  // Streams held open at once while the heap is measured.
   const open = Number(flag('open') ?? 100);
   const heldAfter = Number(flag('held-after') ?? 0);
   // Slow streams of 20 events 200 ms apart: all of them open at once even on a busy machine.

@@ -138,12 +138,13 @@ export const promptModeDowngradeSchema = z
 
 // OpenTelemetry traces (src/tracing/): off unless enabled here or by the standard OTEL_* variables,
 // which win over these fields (docs/tracing.md).
+export const OTLP_PROTOCOLS = ['http/protobuf', 'http/json', 'grpc'] as const;
 export const tracingSchema = z
   .object({
     enabled: z.boolean().default(false),
-    /** OTLP/HTTP base URL (`/v1/traces` is appended); OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT wins. */
+    /** OTLP/HTTP base URL (`/v1/traces` is appended) or, with `grpc`, the collector address as is; OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT wins. */
     endpoint: z.string().url().optional(),
-    protocol: z.enum(['http/protobuf', 'http/json']).default('http/protobuf'),
+    protocol: z.enum(OTLP_PROTOCOLS).default('http/protobuf'),
     serviceName: z.string().min(1).default('toolgate'),
     sampler: z
       .enum(['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'])

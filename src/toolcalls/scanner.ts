@@ -1,10 +1,9 @@
-import { readCallSequence } from './formats/json-calls.js';
-import { byTriggerOf, callsFromShapes, literalAt, releaseSearches, triggerTableOf, type TriggerTable, wrapperStartsOf } from './formats/shared.js';
+import { byTriggerOf, literalAt, releaseSearches, triggerTableOf, type TriggerTable, wrapperStartsOf } from './formats/shared.js';
 import type { ScanEnv, ToolCallFormat } from './formats/types.js';
 import { REASONING_WRAPPERS, type ReasoningWrapper } from './reasoning.js';
-import { findFenceCloser } from './scanner-fence.js';
+import { findFenceCloser, mayHoldJsonCalls, readFencedCalls } from './scanner-fence.js';
 import { type ScanSegment, blockOf } from './scanner-segments.js';
-import { isWhitespace, releaseJsonStructures, skipWhitespace } from './text/json-scan.js';
+import { isWhitespace, releaseJsonStructures } from './text/json-scan.js';
 import type { ParseContext } from './types.js';
 
 // The one engine behind both whole-text parsing and streaming. It walks the text once, left to
@@ -36,7 +35,6 @@ type Verdict = 'incomplete' | undefined | { kind: 'skip'; to: number } | { kind:
 const NORMAL: Mode = { kind: 'normal' };
 /** See push: held-back text under 256 characters waits for at most this many new ones before it is read again. */
 const RECHECK_MIN_GROWTH = 32;
-const JSON_FENCE_LANGS = new Set(['', 'json', 'json5', 'jsonc', 'tool_call', 'tool_calls', 'tool_code', 'function_call']);
 const FENCED_FORMAT = 'json';
 
 export class CallScanner {
@@ -258,23 +256,13 @@ export class CallScanner {
     const infoEnd = text.indexOf('\n', i + ticks);
     if (infoEnd < 0 && !final) return 'incomplete';
     const bodyStart = infoEnd < 0 ? text.length : infoEnd + 1;
-    const lang = text.slice(i + ticks, bodyStart).trim().split(/\s/)[0].toLowerCase();
-    const first = skipWhitespace(text, bodyStart);
-    const firstBodyChar = text[first];
-    if (this.fencedCalls && JSON_FENCE_LANGS.has(lang) && (firstBodyChar === undefined || firstBodyChar === '{' || firstBodyChar === '[')) {
-      if (firstBodyChar === undefined && !final) return 'incomplete';
-      const closer = findFenceCloser(text, bodyStart, ticks, final);
-      if (closer === 'incomplete') return 'incomplete';
-      const bodyEnd = closer?.start ?? text.length;
-      const end = closer?.end ?? text.length;
-      const sequence = first < bodyEnd ? readCallSequence(text.slice(0, bodyEnd), first, true, true) : undefined;
-      if (sequence?.kind === 'shapes' && skipWhitespace(text, sequence.end) >= bodyEnd) {
-        const match = callsFromShapes(sequence.shapes, this.ctx, end);
-        if (match.kind === 'calls') return { kind: 'block', segments: [{ type: 'calls', calls: match.calls, format: FENCED_FORMAT }], end };
-        this.rejectedNames += match.kind === 'none' ? (match.rejectedNames ?? 0) : 0;
-      }
-      this.noteProse(i, end);
-      return { kind: 'to', to: end };
+    if (this.fencedCalls && mayHoldJsonCalls(text, i + ticks, bodyStart)) {
+      const read = readFencedCalls(text, bodyStart, ticks, final, this.ctx);
+      if (read === 'incomplete') return 'incomplete';
+      if (read.calls) return { kind: 'block', segments: [{ type: 'calls', calls: read.calls, format: FENCED_FORMAT }], end: read.end };
+      this.rejectedNames += read.rejectedNames;
+      this.noteProse(i, read.end);
+      return { kind: 'to', to: read.end };
     }
     this.mode = { kind: 'fence', ticks };
     this.noteProse(i, bodyStart);

@@ -20,8 +20,8 @@ import { ServerSpan, type SpanEnv } from './spans.js';
 
 // The OpenTelemetry SDK, loaded only when tracing is on (index.ts imports this file dynamically).
 // A BasicTracerProvider of its own (no global registration: two gateways in one process keep their
-// own), a batch processor (OTEL_BSP_* variables apply) and the OTLP/HTTP exporter of the chosen
-// protocol, which reads OTEL_EXPORTER_OTLP_HEADERS / _TIMEOUT / _COMPRESSION / certificates itself.
+// own), a batch processor (OTEL_BSP_* variables apply) and the OTLP exporter of the chosen
+// protocol (HTTP or gRPC), which reads OTEL_EXPORTER_OTLP_HEADERS / _TIMEOUT / _COMPRESSION / certificates itself.
 
 export async function createTracing(settings: TracingSettings, log: Logger, redact: (text: string) => string): Promise<Tracing> {
   bridgeDiagnostics(log, redact);
@@ -64,9 +64,15 @@ async function shutdown(provider: BasicTracerProvider, log: Logger): Promise<voi
 }
 
 async function exporterFor(settings: TracingSettings): Promise<SpanExporter> {
-  // Only the protocol in use is loaded (protobuf brings protobufjs).
+  // Only the protocol in use is loaded (gRPC brings @grpc/grpc-js).
   if (settings.protocol === 'http/json') {
     const { OTLPTraceExporter } = await import('@opentelemetry/exporter-trace-otlp-http');
+    return new OTLPTraceExporter({ url: settings.url });
+  }
+  if (settings.protocol === 'grpc') {
+    // An http:// address is a plaintext channel, https:// TLS (OTEL_EXPORTER_OTLP_INSECURE and the
+    // certificate variables are read by the exporter).
+    const { OTLPTraceExporter } = await import('@opentelemetry/exporter-trace-otlp-grpc');
     return new OTLPTraceExporter({ url: settings.url });
   }
   const { OTLPTraceExporter } = await import('@opentelemetry/exporter-trace-otlp-proto');

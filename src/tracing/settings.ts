@@ -1,17 +1,17 @@
-import type { TracingConfig } from '../config/schema.js';
+import { OTLP_PROTOCOLS, type TracingConfig } from '../config/schema.js';
 
 // What tracing does, from the config file's `tracing` section and the standard OpenTelemetry
 // variables. The variables win over the file (they are how collectors and platforms configure an
 // SDK); OTEL_SDK_DISABLED=true or OTEL_TRACES_EXPORTER=none turn tracing off whatever else says.
 // No OpenTelemetry module is imported here: this runs whether tracing is on or off.
 
-export type OtlpProtocol = 'http/protobuf' | 'http/json';
+export type OtlpProtocol = (typeof OTLP_PROTOCOLS)[number];
 
 export const SAMPLERS = ['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'] as const;
 export type SamplerName = (typeof SAMPLERS)[number];
 
 export interface TracingSettings {
-  /** The OTLP traces URL spans are POSTed to. */
+  /** The OTLP traces URL spans are POSTed to (gRPC: the collector's address, e.g. http://collector:4317). */
   url: string;
   protocol: OtlpProtocol;
   serviceName: string;
@@ -25,6 +25,8 @@ export interface TracingSettings {
 export type Resolved = { settings: TracingSettings; warnings: string[] } | { settings: undefined; warnings: string[] };
 
 const DEFAULT_BASE = 'http://localhost:4318';
+/** OTLP/gRPC's default port; a gRPC endpoint is used as given (the spec appends no signal path). */
+const DEFAULT_GRPC = 'http://localhost:4317';
 const TRACES_PATH = '/v1/traces';
 
 /** Settings when tracing is on; `undefined` when off. Warnings name what was ignored and why. */
@@ -46,10 +48,11 @@ export function resolveTracing(config: TracingConfig, env: NodeJS.ProcessEnv): R
 
   const protocolText = read('OTEL_EXPORTER_OTLP_TRACES_PROTOCOL') ?? read('OTEL_EXPORTER_OTLP_PROTOCOL') ?? config.protocol;
   let protocol: OtlpProtocol = 'http/protobuf';
-  if (protocolText === 'http/json' || protocolText === 'http/protobuf') protocol = protocolText;
-  else warnings.push(`OTLP protocol '${protocolText}' is not supported (http/protobuf or http/json): using http/protobuf`);
+  if ((OTLP_PROTOCOLS as readonly string[]).includes(protocolText)) protocol = protocolText as OtlpProtocol;
+  else warnings.push(`OTLP protocol '${protocolText}' is not supported (${OTLP_PROTOCOLS.join(', ')}): using http/protobuf`);
 
-  const url = tracesEndpoint ?? withTracesPath(baseEndpoint ?? config.endpoint ?? DEFAULT_BASE);
+  const base = baseEndpoint ?? config.endpoint;
+  const url = tracesEndpoint ?? (protocol === 'grpc' ? (base ?? DEFAULT_GRPC) : withTracesPath(base ?? DEFAULT_BASE));
   const samplerText = read('OTEL_TRACES_SAMPLER')?.toLowerCase() ?? config.sampler;
   const sampler = (SAMPLERS as readonly string[]).includes(samplerText) ? (samplerText as SamplerName) : 'parentbased_always_on';
   if (sampler !== samplerText) warnings.push(`OTEL_TRACES_SAMPLER=${samplerText} is not supported: using parentbased_always_on`);

@@ -1,6 +1,7 @@
 import t from 'tap';
 import { startOpenAIEmulator } from '../emulators/openai-server.js';
 import { configFor, startGateway } from '../helpers/gateway.js';
+import { startOtlpGrpcReceiver } from './otlp-grpc-receiver.js';
 import { SPAN_KIND, startOtlpReceiver, type ReceivedSpan } from './otlp-receiver.js';
 
 // Tracing configured by the standard OTEL_* variables alone (no `tracing` section in the config
@@ -10,9 +11,10 @@ import { SPAN_KIND, startOtlpReceiver, type ReceivedSpan } from './otlp-receiver
 
 const KEY = 'sk-content-SECRET-0123456789';
 const receiver = await startOtlpReceiver();
+const grpcReceiver = await startOtlpGrpcReceiver();
 const upstream = await startOpenAIEmulator({ apiKey: KEY });
 t.teardown(async () => {
-  await Promise.all([receiver.close(), upstream.close()]);
+  await Promise.all([receiver.close(), grpcReceiver.close(), upstream.close()]);
 });
 
 const yaml = configFor({ up: { baseUrl: upstream.url, apiKey: KEY } }, 'models:\n  m:\n    provider: up\n    model: gpt-4o-mini\n');
@@ -57,6 +59,26 @@ t.test('http/protobuf is the default protocol', async (t) => {
   t.ok(posted.length > 0, 'spans posted');
   t.ok(posted.every((headers) => headers['content-type'] === 'application/x-protobuf'));
   t.ok(receiver.bodies.at(-1)?.includes('chat gpt-4o-mini'), 'the CLIENT span is in the protobuf body');
+});
+
+t.test('OTLP/gRPC: spans go to a gRPC collector, OTEL_EXPORTER_OTLP_HEADERS as metadata, no key in them', async (t) => {
+  setEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: grpcReceiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc', OTEL_EXPORTER_OTLP_HEADERS: 'x-tenant=acme' });
+  const traceId = '7bf92f3577b34da6a3ce929d0e0e0001';
+  const gw = await startGateway({ yaml });
+  const response = await fetch(`${gw.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', traceparent: `00-${traceId}-00f067aa0ba902b7-01` },
+    body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'weather in Bern?' }], tools: TOOLS }),
+  });
+  t.equal(response.status, 200);
+  await response.text();
+  await gw.close();
+  const exported = grpcReceiver.bodies.join('');
+  t.ok(exported.includes(Buffer.from(traceId, 'hex').toString('latin1')), 'the request continues the client trace');
+  t.ok(exported.includes('chat gpt-4o-mini'), 'the CLIENT span is exported');
+  t.notOk(exported.includes(KEY), 'no upstream key in the spans');
+  t.ok(grpcReceiver.metadata.length > 0 && grpcReceiver.metadata.every((entry) => entry['x-tenant'] === 'acme'), 'the headers variable arrives as gRPC metadata');
+  t.ok(gw.logs.some((line) => line.includes('tracing on') && line.includes('grpc')), 'the start line names the protocol');
 });
 
 t.test('OTEL_SDK_DISABLED=true wins over an endpoint', async (t) => {
@@ -109,15 +131,20 @@ t.test('captured input is the history as toolgate sent it: after its repairs', a
   t.match(input[2].parts[0], { type: 'tool_call_response', id: 'call_1' });
 });
 
-t.test('a collector that is down: spans are dropped, the gateway still closes promptly', async (t) => {
-  setEnv({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://127.0.0.1:9/v1/traces', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' });
-  const gw = await startGateway({ yaml });
-  const response = await fetch(`${gw.url}/v1/chat/completions`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'weather in Lima?' }] }),
+for (const [protocol, endpoint] of [
+  ['http/json', 'http://127.0.0.1:9/v1/traces'],
+  ['grpc', 'http://127.0.0.1:9'],
+] as const) {
+  t.test(`a collector that is down (${protocol}): spans are dropped, the gateway still closes promptly`, async (t) => {
+    setEnv({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: protocol });
+    const gw = await startGateway({ yaml });
+    const response = await fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'weather in Lima?' }] }),
+    });
+    t.equal(response.status, 200);
+    await t.resolves(gw.close(), 'close resolves');
+    t.ok(gw.logs.some((line) => line.includes('tracing:')), 'the lost spans are logged as a warning');
   });
-  t.equal(response.status, 200);
-  await t.resolves(gw.close(), 'close resolves');
-  t.ok(gw.logs.some((line) => line.includes('tracing:')), 'the lost spans are logged as a warning');
-});
+}

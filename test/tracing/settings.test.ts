@@ -55,9 +55,9 @@ t.test('OTEL_SDK_DISABLED=true and OTEL_TRACES_EXPORTER=none turn it off whateve
 });
 
 t.test('what cannot be honoured is named in a warning and replaced by the default', async (t) => {
-  const grpc = resolveTracing(file({ enabled: true }), { OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' });
-  t.equal(grpc.settings?.protocol, 'http/protobuf');
-  t.match(grpc.warnings, [/grpc.*not supported/]);
+  const thrift = resolveTracing(file({ enabled: true }), { OTEL_EXPORTER_OTLP_PROTOCOL: 'http/thrift' });
+  t.equal(thrift.settings?.protocol, 'http/protobuf');
+  t.match(thrift.warnings, [/http\/thrift.*not supported/]);
   const sampler = resolveTracing(file({ enabled: true }), { OTEL_TRACES_SAMPLER: 'jaeger_remote' });
   t.equal(sampler.settings?.sampler, 'parentbased_always_on');
   t.match(sampler.warnings, [/jaeger_remote/]);
@@ -67,8 +67,22 @@ t.test('what cannot be honoured is named in a warning and replaced by the defaul
   t.match(resolveTracing(file(), { OTEL_TRACES_EXPORTER: 'zipkin' }).warnings, [/zipkin/]);
 });
 
+t.test('gRPC: the endpoint is the collector address as given (no signal path), 4317 by default', async (t) => {
+  t.same(resolveTracing(file({ enabled: true, protocol: 'grpc' }), {}), {
+    settings: { url: 'http://localhost:4317', protocol: 'grpc', serviceName: 'toolgate', sampler: 'parentbased_always_on', samplerRatio: 1, captureContent: false },
+    warnings: [],
+  });
+  t.equal(resolveTracing(file({ enabled: true, endpoint: 'https://collector:4317', protocol: 'grpc' }), {}).settings?.url, 'https://collector:4317');
+  const env = resolveTracing(file(), { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel:4317', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' });
+  t.same([env.settings?.url, env.settings?.protocol, env.warnings], ['http://otel:4317', 'grpc', []]);
+  const traces = resolveTracing(file(), { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://traces:4317', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'grpc', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' });
+  t.same([traces.settings?.url, traces.settings?.protocol], ['http://traces:4317', 'grpc']);
+  // The HTTP protocols still append /v1/traces to a base endpoint.
+  t.equal(resolveTracing(file(), { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel:4318' }).settings?.url, 'http://otel:4318/v1/traces');
+});
+
 t.test('the config schema refuses what it cannot use', async (t) => {
-  t.throws(() => file({ protocol: 'grpc' }));
+  t.throws(() => file({ protocol: 'http/thrift' }));
   t.throws(() => file({ samplerRatio: 1.5 }));
   t.throws(() => file({ endpoint: 'not a url' }));
   t.throws(() => file({ unknown: true }), 'strict');
