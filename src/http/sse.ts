@@ -256,5 +256,10 @@ function pingIdle(list: IdleList, pingMs: number): void {
     list.timer = undefined;
     return;
   }
-  for (let writer: SseWriter | undefined = list.first; writer !== undefined; writer = writer.idleNext) writer.pingIfIdle(pingMs);
+  // The next one is read first: a writer that leaves the list while it is pinged does not end the walk.
+  for (let writer: SseWriter | undefined = list.first; writer !== undefined; ) {
+    const next: SseWriter | undefined = writer.idleNext;
+    writer.pingIfIdle(pingMs);
+    writer = next;
+  }
 }
