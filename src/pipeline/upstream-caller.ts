@@ -37,18 +37,47 @@ class FallBack extends Error {
   }
 }
 
+/** One target's call: `canFallBack` says whether a later target of the chain could still take over. */
+export type RunTarget<T> = (candidate: ResolvedModel, context: ProviderCallContext, canFallBack: () => boolean) => Promise<T>;
+
+const ACCEPTS_ALL = (): boolean => true;
+const CANNOT_FALL_BACK = (): boolean => false;
+
 /**
- * Runs `run` on the target, then on each usable fallback while the failure allows one.
- * `accepts` narrows the chain to targets able to serve this kind of call (native Responses).
+ * Runs `run` on the target, then on each usable fallback while the failure allows one; the answer
+ * of the first target that gives one. `accepts` narrows the chain to targets able to serve this kind
+ * of call (native Responses).
  */
+export function callChain<T>(scope: CallScope, target: ResolvedModel, run: RunTarget<T>, accepts: (candidate: ResolvedModel) => boolean = ACCEPTS_ALL): Promise<T> {
+  try {
+    const fallbacks = fallbacksOf(target, scope, accepts);
+    // The usual case, no fallback: the target's own call, without a promise and an async frame
+    // of this layer (nothing to catch: no FallBack is thrown where canFallBack() is false).
+    if (fallbacks.length === 0) return run(target, { ...scope.context, upstreamModel: target.upstreamModel }, CANNOT_FALL_BACK);
+    return walkChain([target, ...fallbacks], scope, run);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+/** `callChain`, also naming the target that answered (the requested one or a fallback). */
 export async function callWithFallbacks<T>(
   scope: CallScope,
   target: ResolvedModel,
-  run: (candidate: ResolvedModel, context: ProviderCallContext, canFallBack: () => boolean) => Promise<T>,
-  accepts: (candidate: ResolvedModel) => boolean = () => true,
+  run: RunTarget<T>,
+  accepts: (candidate: ResolvedModel) => boolean = ACCEPTS_ALL,
 ): Promise<{ result: T; target: ResolvedModel }> {
+  let served = target;
+  // A target that answers ends the chain: the last one run is the one that answered.
+  const result = await callChain(scope, target, (candidate, context, canFallBack) => {
+    served = candidate;
+    return run(candidate, context, canFallBack);
+  }, accepts);
+  return { result, target: served };
+}
+
+async function walkChain<T>(chain: ResolvedModel[], scope: CallScope, run: RunTarget<T>): Promise<T> {
   const { gateway, context, info } = scope;
-  const chain = [target, ...fallbacksOf(target, scope, accepts)];
   const usable = (candidate: ResolvedModel): boolean => isUsable(candidate, gateway);
   let lastError: unknown;
   for (let index = 0; index < chain.length; index++) {
@@ -62,7 +91,7 @@ export async function callWithFallbacks<T>(
     try {
       const result = await run(candidate, { ...context, upstreamModel: candidate.upstreamModel }, canFallBack);
       if (index > 0) info.routed(name, candidate.upstreamModel, true);
-      return { result, target: candidate };
+      return result;
     } catch (error) {
       if (!(error instanceof FallBack)) throw error;
       lastError = error.reason;

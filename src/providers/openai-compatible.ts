@@ -1,6 +1,6 @@
 import type { ChatChunk, ChatCompletion, ChatRequest } from '../api/chat-types.js';
 import { withRawJson } from '../api/raw-json.js';
-import { errors } from '../errors.js';
+import { errors, type GatewayError } from '../errors.js';
 import { batchedChunks } from './chunk-batches.js';
 import { ChunkTemplates, chunkReadStats } from './chunk-template.js';
 import { readSse, readSseBatches } from './sse-reader.js';
@@ -29,8 +29,8 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
     // Only OpenAI itself is known to serve /responses; compatible hosts get the bridge.
     if (settings.type === 'openai') {
       this.responses = {
-        create: (body, context) => this.postJson('/responses', body, context),
-        stream: async (body, context) => this.events(await this.post('/responses', { ...body, stream: true }, context, true)),
+        create: (body, context) => this.postJson('/responses', body, context, asObject),
+        stream: async (body, context) => this.events(await this.postStream('/responses', { ...body, stream: true }, context)),
       };
     }
   }
@@ -39,18 +39,22 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
     return this.settings.type === 'openai-compatible' && MISTRAL_MODEL.test(upstreamModel) ? NATIVE_MISTRAL_IDS : NATIVE;
   }
 
-  async complete(request: ChatRequest, context: ProviderCallContext): Promise<ChatCompletion> {
-    const parsed = await this.postJson('/chat/completions', { ...request, model: context.upstreamModel, stream: false }, context);
-    return checkedCompletion(this.settings.name, parsed);
+  // Not async: one promise per layer is what the JSON path's call chain cost (postJson checks the answer itself).
+  complete(request: ChatRequest, context: ProviderCallContext): Promise<ChatCompletion> {
+    return this.postJson('/chat/completions', { ...request, model: context.upstreamModel, stream: false }, context, checkedCompletion);
   }
 
   async stream(request: ChatRequest, context: ProviderCallContext): Promise<AsyncIterable<ChatChunk>> {
-    const response = await this.post('/chat/completions', { ...request, model: context.upstreamModel, stream: true }, context, true);
+    const response = await this.client.post('/chat/completions', JSON.stringify({ ...request, model: context.upstreamModel, stream: true }), forwardedHeaders(context), context.signal);
+    // An error status or no event stream: a failure (the async step of its own only then).
+    if (response.status >= 400 || !isEventStream(response)) throw await this.notAStream(response);
     return batchedChunks(readSseBatches(response.body, (error) => this.client.mapError(error, 'body'), streamChunkReader(this.settings.name), this.settings));
   }
 
-  private async postJson(path: string, body: Record<string, unknown>, context: ProviderCallContext): Promise<Record<string, unknown>> {
-    const response = await this.post(path, body, context, false);
+  /** A JSON answer, checked by `check`: one async step from the request to the checked answer. */
+  private async postJson<T>(path: string, body: Record<string, unknown>, context: ProviderCallContext, check: (provider: string, parsed: Record<string, unknown>) => T): Promise<T> {
+    const response = await this.client.post(path, JSON.stringify(body), forwardedHeaders(context), context.signal);
+    if (response.status >= 400) throw await this.failureOf(response);
     let text: string;
     try {
       text = await readAnswerText(response.body, this.settings);
@@ -66,32 +70,44 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
       throw errors.upstreamBadResponse(this.settings.name, 'the JSON body is not an object');
     }
-    return parsed as Record<string, unknown>;
+    return check(this.settings.name, parsed as Record<string, unknown>);
   }
 
   private async *events(response: UpstreamResponse): AsyncGenerator<SseEvent> {
     yield* readSse(response.body, (error) => this.client.mapError(error, 'body'), this.settings);
   }
 
-  private async post(path: string, body: Record<string, unknown>, context: ProviderCallContext, stream: boolean): Promise<UpstreamResponse> {
+  private async postStream(path: string, body: Record<string, unknown>, context: ProviderCallContext): Promise<UpstreamResponse> {
     const response = await this.client.post(path, JSON.stringify(body), forwardedHeaders(context), context.signal);
-    if (response.status >= 400) {
-      const text = await readErrorText(response.body);
-      throw upstreamErrorFrom(this.settings.name, response.status, text, response.headers);
-    }
-    if (stream) {
-      const type = String(response.headers['content-type'] ?? '');
-      if (!type.includes('text/event-stream')) {
-        const text = await readErrorText(response.body);
-        throw errors.upstreamBadResponse(this.settings.name, `expected an event stream, got '${type || 'no content-type'}' (${text.slice(0, 200)})`);
-      }
-    }
+    if (response.status >= 400 || !isEventStream(response)) throw await this.notAStream(response);
     return response;
+  }
+
+  /** Why an answer is not the one asked for: an error status (the upstream's own message) or not an event stream. */
+  private async notAStream(response: UpstreamResponse): Promise<GatewayError> {
+    if (response.status >= 400) return this.failureOf(response);
+    const type = String(response.headers['content-type'] ?? '');
+    const text = await readErrorText(response.body);
+    return errors.upstreamBadResponse(this.settings.name, `expected an event stream, got '${type || 'no content-type'}' (${text.slice(0, 200)})`);
+  }
+
+  /** An error status: the upstream's own message, in the catalogue's error. */
+  private async failureOf(response: UpstreamResponse): Promise<GatewayError> {
+    const text = await readErrorText(response.body);
+    return upstreamErrorFrom(this.settings.name, response.status, text, response.headers);
   }
 
   async close(): Promise<void> {
     await this.client.close();
   }
+}
+
+function isEventStream(response: UpstreamResponse): boolean {
+  return String(response.headers['content-type'] ?? '').includes('text/event-stream');
+}
+
+function asObject(_provider: string, parsed: Record<string, unknown>): Record<string, unknown> {
+  return parsed;
 }
 
 /**

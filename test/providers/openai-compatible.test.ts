@@ -169,3 +169,45 @@ t.test('property: the fast path gives the client what parsing every event gives,
   t.ok(compared > 100, `${compared} streams compared`);
   t.ok(templated > compared * 5, `the fast path was taken (${templated} events)`);
 });
+
+// The adapter's own refusals of an upstream answer, JSON and stream, each read in one async step
+// with its checks: an error status keeps the upstream's message; a stream request answered with
+// something other than an event stream is a 502 that says what came instead.
+t.test('a stream answered without an event stream, and error statuses, reach the client as the catalogue says', async (t) => {
+  const upstream = await startRawUpstream((req, res, body) => {
+    const stream = (JSON.parse(body) as { stream?: boolean }).stream === true;
+    if (req.url?.includes('/fail/')) {
+      res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '7' });
+      res.end(JSON.stringify({ error: { message: 'slow down', type: 'rate_limit', code: 'rate_limited' } }));
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(stream ? '{"note":"not a stream"}' : JSON.stringify({ id: 'c', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: 'hi' } }] }));
+  });
+  const gw = await startGateway({
+    yaml: `providers:\n  up: {type: openai-compatible, baseUrl: ${upstream.baseURL}, apiKey: sk-up-1, retry: {maxAttempts: 1}}\n  fail: {type: openai-compatible, baseUrl: ${upstream.url}/fail/v1, apiKey: sk-up-2, retry: {maxAttempts: 1}}\n`,
+    logLevel: 'silent',
+  });
+  t.teardown(async () => {
+    await gw.close();
+    await upstream.close();
+  });
+  const ask = async (model: string, stream: boolean): Promise<{ status: number; body: string; retryAfter: string | null }> => {
+    const response = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model, stream, messages: [{ role: 'user', content: 'hi' }] }) });
+    return { status: response.status, body: await response.text(), retryAfter: response.headers.get('retry-after') };
+  };
+  const json = await ask('up/m', false);
+  t.equal(json.status, 200, 'a JSON answer goes through');
+  t.match(json.body, /"content":"hi"/);
+  const notStream = await ask('up/m', true);
+  t.equal(notStream.status, 502, 'a stream answered with JSON: 502');
+  const refusal = (JSON.parse(notStream.body) as { error: { message: string; code: string } }).error;
+  t.equal(refusal.code, 'upstream_bad_response');
+  t.match(refusal.message, `expected an event stream, got 'application/json' ({"note":"not a stream"})`, 'saying what came instead');
+  for (const stream of [false, true]) {
+    const failed = await ask('fail/m', stream);
+    t.equal(failed.status, 429, `stream ${stream}: the upstream's status`);
+    t.match(failed.body, /slow down/, `stream ${stream}: the upstream's message`);
+    t.equal(failed.retryAfter, '7', `stream ${stream}: its wait hint`);
+  }
+});
