@@ -1,6 +1,6 @@
 import { renderExtras } from './report-extras.js';
 import { find } from './summarize.js';
-import { MODERATE_SHARE, TARGET_LABEL, type BenchResults, type Goal, type NodeRun, type Phase, type Target } from './types.js';
+import { MODERATE_SHARE, moderateRounds, TARGET_LABEL, type BenchResults, type Goal, type NodeRun, type Phase, type Target } from './types.js';
 
 // Renders bench results as bench/results/latest.md: issue 17's goals for every Node version side by
 // side, the issue's table (32 connections) per Node version, then the details.
@@ -154,7 +154,7 @@ export function renderMarkdown(results: BenchResults): string {
   out.push(`# toolgate benchmark — ${String(meta.date).slice(0, 16).replace('T', ' ')} UTC (${meta.mode})`, '');
   out.push(
     `Machine: ${meta.cpu}, ${meta.cores} cores (shared), ${meta.memoryGb} GB. Node versions: ${results.runs.map((run) => run.node).join(', ') || 'none'} (toolgate, both proxies and Portkey run on each; the load generator and the emulated upstream on ${meta.benchNode}). Gateway: ${meta.gateway}, \`logging.level: ${meta.logLevel}\`, metrics, repair and text-call parsing on (defaults); commit ${meta.commit || '?'} (${meta.commitSubject ?? ''})${Number(meta.uncommittedSrcFiles) > 0 ? ` + ${meta.uncommittedSrcFiles} uncommitted src/ files` : ''}.`,
-    `Peer: ${meta.portkey}. Every server is its own process on 127.0.0.1. ${meta.rounds} rounds × ${meta.durationS} s per JSON run (SSE ${Math.max(1, Number(meta.durationS) - 1)} s), targets alternated within each round; values are medians over rounds; ×bare, ×parsing, ×Portkey and "+… vs direct" are paired per round, then the median.`,
+    `Peer: ${meta.portkey}. Every server is its own process on 127.0.0.1. ${meta.rounds} rounds × ${meta.durationS} s per JSON run (SSE ${Math.max(1, Number(meta.durationS) - 1)} s), targets alternated within each round; values are medians over rounds (the moderate-load phases: ${moderateRounds(Number(meta.rounds))} rounds); ×bare, ×parsing, ×Portkey and "+… vs direct" are paired per round, then the median.`,
     `Load: load average ${(meta.loadavgStart as number[]).join(' / ')} at start, ${loadEnd.join(' / ')} at end; cores busy with other work ${meta.machineBusyBeforePct}% before start, ${meta.machineBusyAfterPct}% after. Total ${meta.elapsedS} s.`,
     '',
   );

@@ -8,7 +8,7 @@ import type { Found } from './peers.js';
 import { requestBody } from './scenario.js';
 import { checkSanity, endpoint, post, type ServerSet, startBare, startDefaultGateway, startServers, stopAll } from './servers.js';
 import { summarize } from './summarize.js';
-import { MODERATE_SHARE, type ManyStreamsResult, type Mode, type NodeRun, type Phase, type Row, type Target } from './types.js';
+import { MODERATE_SHARE, moderateRounds, type ManyStreamsResult, type Mode, type NodeRun, type Phase, type Row, type Target } from './types.js';
 
 // One Node version's run: every server (toolgate and its feature variants, the proxies, Portkey) on
 // that Node, the load generator in the bench process. Rounds alternate the targets (rotated each
@@ -153,7 +153,7 @@ export async function runNode(ctx: NodeContext): Promise<NodeRun> {
       const capacity = phase.summary.find((row) => row.concurrency === 32 && row.target === 'toolgate')?.rps ?? 200;
       const rate = Math.max(10, Math.round((capacity * MODERATE_SHARE) / 10) * 10);
       const list: Row[] = [];
-      for (let round = 0; round < flags.rounds; round++) {
+      for (let round = 0; round < moderateRounds(flags.rounds); round++) {
         for (const target of rotate(['direct', 'bare', 'toolgate'] as Target[], round)) {
           const row = await measure(target, mode, 32, round, rate);
           list.push(row);

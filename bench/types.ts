@@ -8,6 +8,16 @@ import type { AdversarialResults } from './adversarial.js';
 /** Moderate load = this share of toolgate's measured capacity at concurrency 32. */
 export const MODERATE_SHARE = 0.25;
 
+/**
+ * Rounds of each moderate-load phase: at least 5 in a full run. One GC pause of 25–85 ms (a scavenge
+ * waiting for its helper threads, or a mark-compact) catches a whole 3-s run's slowest percent, and
+ * in the 2026-11-24 16:02 run one round in three of each phase had one (p99 15–27 ms against 2–4 ms,
+ * bench/tail.ts): with 5 rounds the median is less likely to land on such a round. ~30 s per Node.
+ */
+export function moderateRounds(rounds: number): number {
+  return rounds < 3 ? rounds : Math.max(rounds, 5);
+}
+
 export type Target =
   | 'direct'
   | 'bare'

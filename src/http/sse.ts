@@ -110,6 +110,9 @@ class SseWriter {
   /** The client went away before the response ended. */
   closed = false;
   lastWrite = Date.now();
+  /** Neighbours in the list of streams watched for idle pings. */
+  idlePrev: SseWriter | undefined;
+  idleNext: SseWriter | undefined;
   // What is written in the same tick (the headers and a first burst read from upstream, a burst's
   // frames, the last frames and [DONE]) goes out in one socket write, as one HTTP chunk: frames are
   // joined into one string and written once the tick's promise jobs have run (no timer, so nothing
@@ -212,28 +215,51 @@ function flushWriter(writer: SseWriter): void {
 
 // Idle pings: one interval per ping period for all streams (an interval per stream was a timer
 // object and a closure each), checking each stream at the period a stream's own interval had.
-const idleWatch = new Map<number, { timer: NodeJS.Timeout; writers: Set<SseWriter> }>();
+// Streams are linked through the writers themselves, and a period's list and interval outlive its
+// last stream (the interval stops when it finds the list empty): at a moderate load streams seldom
+// overlap, and a Set, Map entry and interval made and dropped per stream were old-space garbage
+// (a long-lived Map or Set that shrinks allocates its new table in the old generation).
+interface IdleList {
+  first: SseWriter | undefined;
+  timer: NodeJS.Timeout | undefined;
+}
+const idleLists = new Map<number, IdleList>();
 
 function watchIdle(writer: SseWriter, pingMs: number): void {
-  let watch = idleWatch.get(pingMs);
-  if (watch === undefined) {
-    const writers = new Set<SseWriter>();
-    const timer = setInterval(() => {
-      for (const each of writers) each.pingIfIdle(pingMs);
-    }, Math.max(10, Math.floor(pingMs / 2)));
-    timer.unref();
-    watch = { timer, writers };
-    idleWatch.set(pingMs, watch);
+  let list = idleLists.get(pingMs);
+  if (list === undefined) {
+    list = { first: undefined, timer: undefined };
+    idleLists.set(pingMs, list);
   }
-  watch.writers.add(writer);
+  writer.idleNext = list.first;
+  if (list.first !== undefined) list.first.idlePrev = writer;
+  list.first = writer;
+  if (list.timer === undefined) {
+    list.timer = setInterval(pingIdle, Math.max(10, Math.floor(pingMs / 2)), list, pingMs);
+    list.timer.unref();
+  }
 }
 
 function unwatchIdle(writer: SseWriter, pingMs: number): void {
-  const watch = idleWatch.get(pingMs);
-  if (watch === undefined) return;
-  watch.writers.delete(writer);
-  if (watch.writers.size === 0) {
-    clearInterval(watch.timer);
-    idleWatch.delete(pingMs);
+  const list = idleLists.get(pingMs);
+  if (list === undefined) return;
+  const { idlePrev: prev, idleNext: next } = writer;
+  if (prev !== undefined) prev.idleNext = next;
+  else if (list.first === writer) list.first = next;
+  if (next !== undefined) next.idlePrev = prev;
+  writer.idlePrev = writer.idleNext = undefined;
+}
+
+function pingIdle(list: IdleList, pingMs: number): void {
+  if (list.first === undefined) {
+    clearInterval(list.timer);
+    list.timer = undefined;
+    return;
+  }
+  // The next one is read first: a writer that leaves the list while it is pinged does not end the walk.
+  for (let writer: SseWriter | undefined = list.first; writer !== undefined; ) {
+    const next: SseWriter | undefined = writer.idleNext;
+    writer.pingIfIdle(pingMs);
+    writer = next;
   }
 }

@@ -209,3 +209,52 @@ t.test('the close listener a writer puts on its response is the same function fo
   for (const release of releases) release();
   await Promise.all(responses.map(async (response) => response.text()));
 });
+
+// At a moderate load streams seldom overlap: the idle-ping interval (and its list) must not be made
+// and dropped per stream (a timer, a Set and a Map entry each time: old-generation garbage that
+// the next major GC pays for). It stops only when it runs and finds no stream, and a stream that
+// comes after that starts it again.
+t.test('streams one after another share one idle-ping interval, which restarts after it stopped', async (t) => {
+  const started: number[] = [];
+  let onCleared: (() => void) | undefined;
+  const { setInterval: realSet, clearInterval: realClear } = globalThis;
+  globalThis.setInterval = ((...args: Parameters<typeof realSet>) => {
+    started.push(Number(args[1]));
+    return realSet(...args);
+  }) as typeof realSet;
+  globalThis.clearInterval = ((timer: Parameters<typeof realClear>[0]) => {
+    realClear(timer);
+    onCleared?.();
+  }) as typeof realClear;
+  t.teardown(() => {
+    globalThis.setInterval = realSet;
+    globalThis.clearInterval = realClear;
+  });
+  const pingMs = Number(process.hrtime.bigint() % 1000n) + 13_000; // a period no other test uses
+  const server = http.createServer((req, res) => {
+    async function* items(): AsyncGenerator<string> {
+      yield 'first';
+      if (req.url === '/short-idle') await new Promise((resolve) => setTimeout(resolve, 300));
+    }
+    const period = req.url?.startsWith('/short') ? 40 : pingMs;
+    const reply = { hijack: () => undefined, raw: res } as unknown as FastifyReply;
+    void writeSseFrom(reply, items(), sseData, { headers: {}, abort: new AbortController(), errorFrame: () => '', pingMs: period });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => server.close());
+  const { port } = server.address() as net.AddressInfo;
+  for (let i = 0; i < 5; i++) t.equal(await (await fetch(`http://127.0.0.1:${port}/quick`)).text(), 'data: first\n\n');
+  t.same(
+    started.filter((ms) => ms === Math.floor(pingMs / 2)),
+    [Math.floor(pingMs / 2)],
+    'one interval for five streams in a row',
+  );
+  // A short period: the interval finds no stream and stops; the next stream restarts it and is pinged.
+  const cleared = new Promise<void>((resolve) => (onCleared = resolve));
+  t.equal(await (await fetch(`http://127.0.0.1:${port}/short-quick`)).text(), 'data: first\n\n');
+  await cleared;
+  onCleared = undefined;
+  const text = await (await fetch(`http://127.0.0.1:${port}/short-idle`)).text();
+  t.match(text, /^data: first\n\n(: ping\n\n)+$/, 'a stream after the stop still gets pings');
+  t.equal(started.filter((ms) => ms === 20).length, 2, 'the short period started once again after it stopped');
+});
