@@ -27,17 +27,23 @@ function setEnv(values: Record<string, string | undefined>): void {
 
 let traces = 0;
 
-/** One request continuing a fresh client trace (SSE answers carry no x-request-id: found by trace id). */
-async function run(stream: boolean, question: string): Promise<{ clients: ReceivedSpan[] }> {
+/** One request through a fresh gateway, continuing a fresh client trace; the gateway is closed (its spans flushed). */
+async function tracedRequest(body: Record<string, unknown>): Promise<{ traceId: string; response: Response; gw: Awaited<ReturnType<typeof startGateway>> }> {
   const traceId = `5bf92f3577b34da6a3ce929d0e0e${String(++traces).padStart(4, '0')}`;
   const gw = await startGateway({ yaml });
   const response = await fetch(`${gw.url}/v1/chat/completions`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', traceparent: `00-${traceId}-00f067aa0ba902b7-01` },
-    body: JSON.stringify({ model: 'm', stream, messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: question }], tools: TOOLS }),
+    body: JSON.stringify(body),
   });
   await response.text();
   await gw.close();
+  return { traceId, response, gw };
+}
+
+/** The CLIENT spans of one traced request (SSE answers carry no x-request-id: found by trace id). */
+async function run(stream: boolean, question: string): Promise<{ clients: ReceivedSpan[] }> {
+  const { traceId } = await tracedRequest({ model: 'm', stream, messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: question }], tools: TOOLS });
   return { clients: receiver.spans.filter((span) => span.kind === SPAN_KIND.client && span.traceId === traceId) };
 }
 
@@ -63,16 +69,8 @@ t.test('http/protobuf is the default protocol', async (t) => {
 
 t.test('OTLP/gRPC: spans go to a gRPC collector, OTEL_EXPORTER_OTLP_HEADERS as metadata, no key in them', async (t) => {
   setEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: grpcReceiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc', OTEL_EXPORTER_OTLP_HEADERS: 'x-tenant=acme' });
-  const traceId = '7bf92f3577b34da6a3ce929d0e0e0001';
-  const gw = await startGateway({ yaml });
-  const response = await fetch(`${gw.url}/v1/chat/completions`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', traceparent: `00-${traceId}-00f067aa0ba902b7-01` },
-    body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'weather in Bern?' }], tools: TOOLS }),
-  });
+  const { traceId, response, gw } = await tracedRequest({ model: 'm', messages: [{ role: 'user', content: 'weather in Bern?' }], tools: TOOLS });
   t.equal(response.status, 200);
-  await response.text();
-  await gw.close();
   const exported = grpcReceiver.bodies.join('');
   t.ok(exported.includes(Buffer.from(traceId, 'hex').toString('latin1')), 'the request continues the client trace');
   t.ok(exported.includes('chat gpt-4o-mini'), 'the CLIENT span is exported');
@@ -107,24 +105,16 @@ for (const stream of [false, true]) {
 
 t.test('captured input is the history as toolgate sent it: after its repairs', async (t) => {
   setEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true' });
-  const traceId = '6bf92f3577b34da6a3ce929d0e0e0001';
-  const gw = await startGateway({ yaml });
-  const response = await fetch(`${gw.url}/v1/chat/completions`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', traceparent: `00-${traceId}-00f067aa0ba902b7-01` },
-    body: JSON.stringify({
-      model: 'm',
-      messages: [
-        { role: 'user', content: 'weather in Paris?' },
-        { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
-        { role: 'user', content: 'and now?' },
-      ],
-      tools: TOOLS,
-    }),
+  const { traceId, response } = await tracedRequest({
+    model: 'm',
+    messages: [
+      { role: 'user', content: 'weather in Paris?' },
+      { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
+      { role: 'user', content: 'and now?' },
+    ],
+    tools: TOOLS,
   });
   t.match(response.headers.get('x-toolgate-repairs'), /missing_tool_result=1/);
-  await response.text();
-  await gw.close();
   const client = receiver.spans.find((span) => span.kind === SPAN_KIND.client && span.traceId === traceId);
   const input = JSON.parse(String(client?.attributes['gen_ai.input.messages'])) as Array<{ role: string; parts: Array<{ type: string; id?: string }> }>;
   t.same(input.map((message) => message.role), ['user', 'assistant', 'tool', 'user'], 'the inserted tool result is there');
