@@ -170,8 +170,10 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions): Pro
 
   // Callback-style hooks (here and in auth/guard.ts): an async hook costs a promise per request.
   app.addHook('onRequest', (request, reply, done) => {
-    // On the raw response too: SSE replies write their head themselves (http/sse.ts).
-    reply.raw.setHeader('x-request-id', request.id);
+    // With the reply's own headers (one object for Node to write); SSE replies write their head
+    // themselves and add it there (http/sse.ts). A header set on the raw response made Node merge
+    // every reply's headers into it at write time.
+    reply.header('x-request-id', request.id);
     (reply.raw as ServerResponse & WithAccess)[ACCESS] = { request, started: performance.now() };
     reply.raw.on('close', onResponseClose);
     done();

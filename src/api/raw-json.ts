@@ -21,3 +21,8 @@ export function withRawJson<T extends object>(value: T, text: string): T {
 export function rawJsonOf(value: object): string | undefined {
   return (value as { [RAW]?: string })[RAW];
 }
+
+/** For an object changed in place (the rare step that does): it is serialized afresh from then on. */
+export function forgetRawJson(value: object): void {
+  delete (value as { [RAW]?: string })[RAW];
+}

@@ -67,6 +67,7 @@ export async function writeSseFrom<T>(reply: FastifyReply, items: AsyncIterable<
   const res = reply.raw;
   res.writeHead(200, {
     ...options.headers,
+    'x-request-id': reply.request.id,
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache',
     connection: 'keep-alive',

@@ -41,7 +41,7 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
 
   // Not async: one promise per layer is what the JSON path's call chain cost (postJson checks the answer itself).
   complete(request: ChatRequest, context: ProviderCallContext): Promise<ChatCompletion> {
-    return this.postJson('/chat/completions', { ...request, model: context.upstreamModel, stream: false }, context, checkedCompletion);
+    return this.postJson('/chat/completions', { ...request, model: context.upstreamModel, stream: false }, context, rawCompletion);
   }
 
   async stream(request: ChatRequest, context: ProviderCallContext): Promise<AsyncIterable<ChatChunk>> {
@@ -52,7 +52,12 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
   }
 
   /** A JSON answer, checked by `check`: one async step from the request to the checked answer. */
-  private async postJson<T>(path: string, body: Record<string, unknown>, context: ProviderCallContext, check: (provider: string, parsed: Record<string, unknown>) => T): Promise<T> {
+  private async postJson<T>(
+    path: string,
+    body: Record<string, unknown>,
+    context: ProviderCallContext,
+    check: (provider: string, parsed: Record<string, unknown>, text: string) => T,
+  ): Promise<T> {
     const response = await this.client.post(path, JSON.stringify(body), forwardedHeaders(context), context.signal);
     if (response.status >= 400) throw await this.failureOf(response);
     let text: string;
@@ -70,7 +75,7 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
       throw errors.upstreamBadResponse(this.settings.name, 'the JSON body is not an object');
     }
-    return check(this.settings.name, parsed as Record<string, unknown>);
+    return check(this.settings.name, parsed as Record<string, unknown>, text);
   }
 
   private async *events(response: UpstreamResponse): AsyncGenerator<SseEvent> {
@@ -108,6 +113,11 @@ function isEventStream(response: UpstreamResponse): boolean {
 
 function asObject(_provider: string, parsed: Record<string, unknown>): Record<string, unknown> {
   return parsed;
+}
+
+/** A checked completion that remembers the upstream's text: the route relays it when nothing changed it. */
+function rawCompletion(provider: string, parsed: Record<string, unknown>, text: string): ChatCompletion {
+  return withRawJson(checkedCompletion(provider, parsed), text);
 }
 
 /**

@@ -1,6 +1,6 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { chatRequestOf } from '../api/validated-body.js';
-import { rawJsonOf } from '../api/raw-json.js';
+import { forgetRawJson, rawJsonOf } from '../api/raw-json.js';
 import type { ChatChunk, ChatCompletion } from '../api/chat-types.js';
 import type { GatewayError } from '../errors.js';
 import type { Gateway } from '../gateway.js';
@@ -14,7 +14,7 @@ export function registerChatCompletions(app: FastifyInstance, gateway: Gateway):
     const abort = clientAbortSignal(reply);
     const chat = chatRequestOf(request);
     const result = await runChat(chat, { requestId: request.id, headers: request.headers, signal: abort.signal, log: request.log, info, target: targetOf(request) }, gateway);
-    if (result.kind === 'json') return reply.headers(result.headers).send(withRefusalField(result.completion));
+    if (result.kind === 'json') return sendCompletion(reply.headers(result.headers), result.completion);
     const includeUsage = chat.stream_options?.include_usage === true;
     await writeSseFrom(reply, result.batches, (batch) => chatFrames(batch, includeUsage), {
       last: sseData('[DONE]'),
@@ -27,12 +27,35 @@ export function registerChatCompletions(app: FastifyInstance, gateway: Gateway):
   });
 }
 
-/** OpenAI's spec makes `message.refusal` required (nullable): null where nothing was refused. */
-function withRefusalField(completion: ChatCompletion): ChatCompletion {
+/**
+ * The answer as the client gets it. An answer normalization left as it is (the same object the
+ * adapter parsed, see api/raw-json.ts) that already has every `refusal` goes out as the upstream's
+ * own JSON text: the same JSON value, without serializing it again. Others are serialized.
+ */
+export function sendCompletion(reply: FastifyReply, completion: ChatCompletion): FastifyReply {
+  const raw = rawJsonOf(completion);
+  const added = withRefusalField(completion);
+  if (raw !== undefined && !added) return reply.type(JSON_TYPE).send(raw);
+  return reply.send(completion);
+}
+
+/** Fastify's own content-type for an object payload. */
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/**
+ * OpenAI's spec makes `message.refusal` required (nullable): null where nothing was refused.
+ * True when it added one; the answer then no longer matches the upstream's text, which it forgets.
+ */
+function withRefusalField(completion: ChatCompletion): boolean {
+  let added = false;
   for (const choice of completion.choices) {
-    if (choice.message.refusal === undefined) choice.message.refusal = null;
+    if (choice.message.refusal === undefined) {
+      choice.message.refusal = null;
+      added = true;
+    }
   }
-  return completion;
+  if (added) forgetRawJson(completion);
+  return added;
 }
 
 /**

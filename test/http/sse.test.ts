@@ -35,9 +35,10 @@ function countWrites(t: { teardown(fn: () => void): void }): { count: number } {
   const originals = { _write: proto._write, _writev: proto._writev };
   for (const name of ['_write', '_writev'] as const) {
     const original = originals[name];
-    proto[name] = function (this: net.Socket & { _httpMessage?: http.ServerResponse }, ...args: unknown[]) {
-      // The gateway's responses only (the emulated upstream answers the same path in this process).
-      if (this._httpMessage?.req?.url === '/v1/chat/completions' && this._httpMessage.hasHeader('x-request-id')) counter.count++;
+    proto[name] = function (this: net.Socket & { _httpMessage?: http.ServerResponse & { _header?: unknown } }, ...args: unknown[]) {
+      // The gateway's responses only (the emulated upstream answers the same path in this process):
+      // their head, stored by the time of the first write, carries x-request-id.
+      if (this._httpMessage?.req?.url === '/v1/chat/completions' && String(this._httpMessage._header).includes('x-request-id')) counter.count++;
       return original.apply(this, args);
     };
   }
@@ -75,7 +76,7 @@ t.test('what is ready in one tick (headers, frames, the last frame, the end) is 
     async function* ready(): AsyncGenerator<string> {
       yield* frames; // every item already there: nothing waits for the network
     }
-    const reply = { hijack: () => undefined, raw: res } as unknown as FastifyReply;
+    const reply = { hijack: () => undefined, raw: res, request: { id: 'req-1' } } as unknown as FastifyReply;
     void writeSseFrom(reply, ready(), sseData, { headers: {}, abort: new AbortController(), errorFrame: () => '', last: 'data: [DONE]\n\n' });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -152,7 +153,7 @@ t.test('idle streams each get pings, and another stream ending does not stop the
       });
       yield 'last';
     }
-    const reply = { hijack: () => undefined, raw: res } as unknown as FastifyReply;
+    const reply = { hijack: () => undefined, raw: res, request: { id: 'req-1' } } as unknown as FastifyReply;
     void writeSseFrom(reply, items(), sseData, { headers: {}, abort: new AbortController(), errorFrame: () => '', last: 'data: [DONE]\n\n', pingMs: 30 });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -195,7 +196,7 @@ t.test('the close listener a writer puts on its response is the same function fo
       await new Promise<void>((resolve) => releases.push(resolve));
     }
     const before = res.listeners('close');
-    const reply = { hijack: () => undefined, raw: res } as unknown as FastifyReply;
+    const reply = { hijack: () => undefined, raw: res, request: { id: 'req-1' } } as unknown as FastifyReply;
     void writeSseFrom(reply, items(), sseData, { headers: {}, abort: new AbortController(), errorFrame: () => '', pingMs: 15_000 });
     added.push(res.listeners('close').filter((listener) => !before.includes(listener)) as Array<(...args: unknown[]) => void>);
   });
@@ -237,7 +238,7 @@ t.test('streams one after another share one idle-ping interval, which restarts a
       if (req.url === '/short-idle') await new Promise((resolve) => setTimeout(resolve, 300));
     }
     const period = req.url?.startsWith('/short') ? 40 : pingMs;
-    const reply = { hijack: () => undefined, raw: res } as unknown as FastifyReply;
+    const reply = { hijack: () => undefined, raw: res, request: { id: 'req-1' } } as unknown as FastifyReply;
     void writeSseFrom(reply, items(), sseData, { headers: {}, abort: new AbortController(), errorFrame: () => '', pingMs: period });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
