@@ -9,7 +9,7 @@ import type { LedgerEntry } from './types.js';
 // Layout: `<head>\n<body>`.
 //   head — JSON array [scope, prefix fingerprint ('' for none), ...distinct call ids]: what the
 //          index keys are made of, read alone (a short parse) when the entry leaves the indexes;
-//   body — JSON of the entry without prefixFingerprint (it is in the head).
+//   body — JSON of the entry's other fields (message, provider, model, createdAt, callMeta).
 // JSON text never holds a raw line feed (JSON.stringify escapes it inside strings), so the first
 // one ends the head.
 
@@ -46,12 +46,14 @@ export function readEntry(text: string): LedgerEntry {
 }
 
 function storeHead(scope: string, prefixFingerprint: string, callIds: readonly string[]): string {
-  let head = `[${JSON.stringify(scope)},${JSON.stringify(prefixFingerprint)}`;
-  for (const id of callIds) head += `,${JSON.stringify(id)}`;
-  return `${head}]`;
+  // One call ids (the usual answer): no array copy.
+  if (callIds.length === 1) return JSON.stringify([scope, prefixFingerprint, callIds[0]]);
+  return JSON.stringify([scope, prefixFingerprint, ...callIds]);
 }
 
 function storeBody(entry: LedgerEntry): string {
-  // undefined drops the field from the JSON: the fingerprint is in the head.
-  return JSON.stringify({ ...entry, prefixFingerprint: undefined });
+  // The fields by name (one shape, V8's fast serializer), without the fingerprint: it is in the
+  // head. An undefined callMeta is left out of the JSON.
+  const { message, provider, model, createdAt, callMeta } = entry;
+  return JSON.stringify({ message, provider, model, createdAt, callMeta });
 }
