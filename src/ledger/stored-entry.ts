@@ -4,7 +4,7 @@ import type { LedgerEntry } from './types.js';
 // is recorded and almost none is ever looked up again, so an entry is written far more often than
 // read: a string is one old-generation object (a dozen before: the entry, its message, the calls
 // and their functions, a holder, a key array, key strings), copies nothing the caller can still
-// change, and costs the garbage collector nothing to mark. A hit parses it back (a fresh copy).
+// change, and gives the garbage collector nothing to scan inside. A hit parses it back (a fresh copy).
 //
 // Layout: `<head>\n<body>`.
 //   head — JSON array [scope, prefix fingerprint ('' for none), ...distinct call ids]: what the
@@ -46,7 +46,7 @@ export function readEntry(text: string): LedgerEntry {
 }
 
 function storeHead(scope: string, prefixFingerprint: string, callIds: readonly string[]): string {
-  // One call ids (the usual answer): no array copy.
+  // One call id (the usual answer): no spread.
   if (callIds.length === 1) return JSON.stringify([scope, prefixFingerprint, callIds[0]]);
   return JSON.stringify([scope, prefixFingerprint, ...callIds]);
 }
