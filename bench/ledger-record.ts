@@ -1,4 +1,6 @@
 import { join } from 'node:path';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { pathToFileURL } from 'node:url';
 import { gatewayFlags } from './inproc.js';
 import { requestBody } from './scenario.js';
@@ -7,12 +9,16 @@ import { requestBody } from './scenario.js';
 // pays at its end), at a full ledger (every record evicts), with the history fingerprint the
 // pipeline records it under: µs per record, builds alternated over rounds, each build's dist/
 // loaded in this process. For A/B of a ledger change too small to show in a whole request.
+// Then what an entry holds: heap bytes retained per entry (heapUsed after full GCs, 20,000 entries
+// in a ledger that evicts none) next to the bytes the ledger counts for it (its budget's figure).
 //
 //   node --import tsx bench/ledger-record.ts --gw=before=<root> --gw=after=<root> [--iterations=20000] [--rounds=6]
 
-type Ledger = { record(entry: unknown): Promise<void>; forScope(scope: string): Ledger };
+type Ledger = { record(entry: unknown): Promise<void>; forScope(scope: string): Ledger; stats(): { bytes?: number }; size: number };
+type LedgerClass = new (options?: { maxEntries?: number; maxBytes?: number }) => Ledger;
 interface Build {
   name: string;
+  Ledger: LedgerClass;
   ledger: Ledger;
   fingerprint: (messages: unknown[], end: number, scope?: string) => string;
 }
@@ -28,9 +34,9 @@ function entry(build: Build): unknown {
 }
 
 async function load(name: string, root: string): Promise<Build> {
-  const memory = (await import(pathToFileURL(join(root, 'dist/ledger/memory.js')).href)) as { MemoryLedger: new () => Ledger };
+  const memory = (await import(pathToFileURL(join(root, 'dist/ledger/memory.js')).href)) as { MemoryLedger: LedgerClass };
   const fp = (await import(pathToFileURL(join(root, 'dist/ledger/fingerprint.js')).href)) as { prefixFingerprint: Build['fingerprint'] };
-  const build: Build = { name, ledger: new memory.MemoryLedger(), fingerprint: fp.prefixFingerprint };
+  const build: Build = { name, Ledger: memory.MemoryLedger, ledger: new memory.MemoryLedger(), fingerprint: fp.prefixFingerprint };
   for (let i = 0; i < 15_000; i++) void build.ledger.record(entry(build)); // full: every record now evicts
   return build;
 }
@@ -53,6 +59,28 @@ async function main(): Promise<void> {
   const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
   process.stdout.write('| build | µs per record (fingerprint + record, full ledger), median |\n|---|---:|\n');
   for (const build of builds) process.stdout.write(`| ${build.name} | ${median(samples.get(build.name) ?? []).toFixed(2)} |\n`);
+  process.stdout.write('\n| build | heap bytes retained per entry | bytes counted per entry |\n|---|---:|---:|\n');
+  for (const build of builds) {
+    const { retained, counted } = await held(build, 20_000);
+    process.stdout.write(`| ${build.name} | ${retained.toFixed(0)} | ${counted.toFixed(0)} |\n`);
+  }
+}
+
+/** A full GC now (V8's gc extension, exposed for this process without a command-line flag). */
+function fullGc(): void {
+  v8.setFlagsFromString('--expose-gc');
+  (vm.runInNewContext('gc') as () => void)();
+}
+
+async function held(build: Build, entries: number): Promise<{ retained: number; counted: number }> {
+  build.ledger = new build.Ledger(); // the timed one goes
+  const ledger = new build.Ledger({ maxEntries: 1_000_000, maxBytes: 1e12 });
+  fullGc();
+  const before = process.memoryUsage().heapUsed;
+  for (let i = 0; i < entries; i++) await ledger.record(entry(build));
+  fullGc();
+  const retained = (process.memoryUsage().heapUsed - before) / entries;
+  return { retained, counted: (ledger.stats().bytes ?? 0) / ledger.size };
 }
 
 main().catch((error: unknown) => {

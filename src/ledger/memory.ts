@@ -1,8 +1,8 @@
 import { LRUCache } from 'lru-cache';
 import { EntryCap, stringBytes, type StoreStats } from '../state/budget.js';
-import { entryBytes } from './entry-bytes.js';
 import { ANONYMOUS_SCOPE, scopedKey } from '../state/scope.js';
 import type { ToolCall } from '../api/chat-types.js';
+import { readEntry, readHead, storeEntry, withBody } from './stored-entry.js';
 import { EMPTY_SNAPSHOT, type CallLedger, type LedgerEntry, type LedgerQuery, type LedgerSnapshot } from './types.js';
 
 export const DEFAULT_LEDGER_MAX_BYTES = 16 * 1024 * 1024;
@@ -22,31 +22,19 @@ export interface MemoryLedgerOptions {
   clock?: { now: () => number };
 }
 
-/**
- * One remembered message and the index keys (scoped, as the index maps hold them) that point at it.
- * Each key string is the one its map holds: no kind-prefixed copy per key (the `p`/`c` layout
- * before kept two strings per key and sliced a third at every eviction).
- */
-interface Held {
-  entry: LedgerEntry;
-  /** The scoped prefix fingerprint, while `byPrefix` points it here. */
-  prefixKey: string | undefined;
-  /** The scoped call ids `byCallId` points here; distinct (a small array: one or a few keys). */
-  callKeys: string[];
-  bytes: number;
-}
-
 const INDEX_KEY_BYTES = 64; // a Map entry and its key's header, besides the key's characters
+// An entry's slot in lru-cache (its key map entry and the slots of its parallel arrays).
+const SLOT_BYTES = 96;
 const DONE: Promise<void> = Promise.resolve(); // what record() hands back: one settled promise for every call
 
 /**
- * The in-process ledger storage: entries in one lru-cache with TTL and a byte budget (plus the
- * entry-count bound), two plain indexes over them (prefix fingerprint, call id) whose keys carry
- * the tenant scope. An entry leaving the cache (evicted, expired, replaced) leaves both indexes,
- * so the budget bounds the indexes too.
+ * The in-process ledger storage: entries (each one string, see stored-entry.ts) in one lru-cache
+ * with TTL and a byte budget (plus the entry-count bound), two plain indexes over them (prefix
+ * fingerprint, call id) whose keys carry the tenant scope. An entry leaving the cache (evicted,
+ * expired, replaced) leaves both indexes, so the budget bounds the indexes too.
  */
 class LedgerMemory {
-  private readonly entries: LRUCache<number, Held>;
+  private readonly entries: LRUCache<number, string>;
   private readonly byPrefix = new Map<string, number>();
   private readonly byCallId = new Map<string, number>();
   private readonly cap: EntryCap;
@@ -58,51 +46,37 @@ class LedgerMemory {
     this.maxEntries = Math.max(1, Math.floor(options.maxEntries ?? 10_000));
     this.maxBytes = Math.max(1, Math.floor(options.maxBytes ?? DEFAULT_LEDGER_MAX_BYTES));
     this.cap = new EntryCap({ maxEntryBytes: Math.min(this.maxBytes, options.maxEntryBytes ?? DEFAULT_LEDGER_MAX_ENTRY_BYTES), onOversize: options.onOversize });
-    this.entries = new LRUCache<number, Held>({
+    this.entries = new LRUCache<number, string>({
       // maxSize, not `max`: lru-cache preallocates `max` slots up front (slow, tens of MB).
+      // Each set passes its size (the entry's text and its index keys).
       maxSize: this.maxBytes,
-      sizeCalculation: (held) => held.bytes,
       ttl: Math.max(1, Math.floor(options.ttlMs ?? 3_600_000)),
       ttlResolution: 0,
       ...(options.clock ? { perf: options.clock } : {}),
-      dispose: (held, id) => this.unindex(held, id),
+      dispose: (text, id) => this.unindex(text, id),
     });
   }
 
   record(entry: LedgerEntry, scope: string): void {
-    // A private copy of what callers could still change (the message and its calls); cheaper than
-    // structuredClone, which was the ledger's whole cost on the hot path.
-    const source = entry.message;
-    const sourceCalls = source.tool_calls;
-    const calls: ToolCall[] = [];
-    const stored: LedgerEntry = { ...entry, message: sourceCalls ? { ...source, tool_calls: copyCalls(sourceCalls, calls) } : { ...source } };
-    // Scoped once: the same strings find the entries the calls already have and become the index keys.
-    const callKeys: string[] = [];
-    for (const call of calls) {
-      const key = scopedKey(scope, call.id);
-      if (!callKeys.includes(key)) callKeys.push(key);
-    }
-    const existing = this.heldByCalls(callKeys);
+    const callIds = distinctCallIds(entry.message.tool_calls);
+    const callKeys = callIds.map((id) => indexKey(scope, id));
+    const existing = this.idsByCalls(callKeys);
     // Adapters record provider data (e.g. Gemini thought signatures) under the call ids before the
     // pipeline records the final message: per-call metadata is merged, never lost.
-    const callMeta = existing.length === 0 && !stored.callMeta ? undefined : mergeCallMeta([...existing.map((held) => held.entry.callMeta), stored.callMeta]);
-    if (stored.prefixFingerprint === '' && existing.length > 0) {
-      for (const held of existing) {
-        const merged = mergeCallMeta([held.entry.callMeta, stored.callMeta]);
-        if (merged) this.resize(held, { ...held.entry, callMeta: merged });
-      }
+    if (entry.prefixFingerprint === '' && existing.length > 0) {
+      for (const id of existing) this.mergeMetaInto(id, entry.callMeta);
       return;
     }
-    if (callMeta) stored.callMeta = callMeta;
-    const prefixKey = stored.prefixFingerprint !== '' ? scopedKey(scope, stored.prefixFingerprint) : undefined;
+    const prefixKey = entry.prefixFingerprint !== '' ? indexKey(scope, entry.prefixFingerprint) : undefined;
     if (prefixKey === undefined && callKeys.length === 0) return;
-    const held: Held = { entry: stored, prefixKey, callKeys, bytes: 0 };
-    held.bytes = sizeOf(held);
-    if (!this.cap.admits(held.bytes)) return;
+    const callMeta = existing.length === 0 ? entry.callMeta : mergeCallMeta([...existing.map((id) => this.storedAt(id)?.callMeta), entry.callMeta]);
+    const text = storeEntry(callMeta === entry.callMeta ? entry : { ...entry, callMeta }, scope, callIds);
+    const bytes = sizeOf(text, prefixKey, callKeys);
+    if (!this.cap.admits(bytes)) return;
     const id = this.nextId++;
     if (prefixKey !== undefined) this.point(this.byPrefix, prefixKey, id);
     for (const key of callKeys) this.point(this.byCallId, key, id);
-    this.entries.set(id, held);
+    this.entries.set(id, text, { size: bytes });
     while (this.entries.size > this.maxEntries) this.entries.pop();
   }
 
@@ -110,12 +84,24 @@ class LedgerMemory {
   lookup(query: LedgerQuery, scope: string): LedgerSnapshot {
     let byCallId: Map<string, LedgerEntry> | undefined;
     let byPrefix: Map<string, LedgerEntry> | undefined;
+    // One parsed entry per stored one: a message found by its prefix and its call ids is one object.
+    let parsed: Map<number, LedgerEntry> | undefined;
+    const entryAt = (id: number | undefined): LedgerEntry | undefined => {
+      if (id === undefined) return undefined;
+      const known = parsed?.get(id);
+      if (known) return known;
+      const text = this.entries.get(id);
+      if (text === undefined) return undefined;
+      const entry = readEntry(text);
+      (parsed ??= new Map()).set(id, entry);
+      return entry;
+    };
     for (const callId of query.callIds) {
-      const entry = this.entryAt(this.byCallId.get(scopedKey(scope, callId)));
+      const entry = entryAt(this.byCallId.get(indexKey(scope, callId)));
       if (entry) (byCallId ??= new Map()).set(callId, entry);
     }
     for (const fingerprint of query.prefixFingerprints) {
-      const entry = this.entryAt(this.byPrefix.get(scopedKey(scope, fingerprint)));
+      const entry = entryAt(this.byPrefix.get(indexKey(scope, fingerprint)));
       if (entry) (byPrefix ??= new Map()).set(fingerprint, entry);
     }
     if (byCallId === undefined && byPrefix === undefined) return EMPTY_SNAPSHOT;
@@ -136,23 +122,22 @@ class LedgerMemory {
     this.byCallId.clear();
   }
 
-  /** The entries the given scoped call ids point at, each once, in call order (a get per distinct id: it counts as use). */
-  private heldByCalls(callKeys: readonly string[]): Held[] {
-    const held: Held[] = [];
-    if (this.byCallId.size === 0) return held;
-    const seen: number[] = [];
+  /** The entries the given call keys point at, each once, in call order (a get per distinct entry: it counts as use). */
+  private idsByCalls(callKeys: readonly string[]): number[] {
+    const ids: number[] = [];
+    if (this.byCallId.size === 0) return ids;
     for (const key of callKeys) {
       const id = this.byCallId.get(key);
-      if (id === undefined || seen.includes(id)) continue;
-      seen.push(id);
-      const found = this.entries.get(id);
-      if (found !== undefined) held.push(found);
+      if (id === undefined || ids.includes(id)) continue;
+      if (this.entries.get(id) !== undefined) ids.push(id);
     }
-    return held;
+    return ids;
   }
 
-  private entryAt(id: number | undefined): LedgerEntry | undefined {
-    return id === undefined ? undefined : this.entries.get(id)?.entry;
+  /** The stored entry `id` parsed back, without counting as use. */
+  private storedAt(id: number): LedgerEntry | undefined {
+    const text = this.entries.peek(id);
+    return text === undefined ? undefined : readEntry(text);
   }
 
   /** Points an index key at entry `id`; the entry it pointed at before loses it (and goes when it has none left). */
@@ -160,78 +145,71 @@ class LedgerMemory {
     const previous = index.get(key);
     index.set(key, id);
     if (previous === undefined || previous === id) return;
-    const held = this.entries.peek(previous);
-    if (!held) return;
-    if (index === this.byPrefix) {
-      if (held.prefixKey === key) held.prefixKey = undefined;
-    } else {
-      const at = held.callKeys.indexOf(key);
-      if (at >= 0) held.callKeys.splice(at, 1);
-    }
-    if (held.prefixKey === undefined && held.callKeys.length === 0) this.entries.delete(previous);
+    const text = this.entries.peek(previous);
+    if (text !== undefined && !this.isIndexed(text, previous)) this.entries.delete(previous);
   }
 
-  private unindex(held: Held, id: number): void {
-    if (held.prefixKey !== undefined && this.byPrefix.get(held.prefixKey) === id) this.byPrefix.delete(held.prefixKey);
-    for (const key of held.callKeys) {
+  /** Whether an index key still points at entry `id`. */
+  private isIndexed(text: string, id: number): boolean {
+    const { scope, prefixFingerprint, callIds } = readHead(text);
+    if (prefixFingerprint !== '' && this.byPrefix.get(indexKey(scope, prefixFingerprint)) === id) return true;
+    return callIds.some((callId) => this.byCallId.get(indexKey(scope, callId)) === id);
+  }
+
+  private unindex(text: string, id: number): void {
+    const { scope, prefixFingerprint, callIds } = readHead(text);
+    if (prefixFingerprint !== '') {
+      const key = indexKey(scope, prefixFingerprint);
+      if (this.byPrefix.get(key) === id) this.byPrefix.delete(key);
+    }
+    for (const callId of callIds) {
+      const key = indexKey(scope, callId);
       if (this.byCallId.get(key) === id) this.byCallId.delete(key);
     }
   }
 
-  /** Replaces an entry's content in place (same id, same keys) and re-counts its size. */
-  private resize(held: Held, entry: LedgerEntry): void {
-    const id = this.idOf(held);
-    if (id === undefined) return;
-    const updated: Held = { entry, prefixKey: held.prefixKey, callKeys: held.callKeys, bytes: 0 };
-    updated.bytes = sizeOf(updated);
-    if (!this.cap.admits(updated.bytes)) return;
-    // A new value (lru-cache re-counts the size only for a different object), same id and keys:
-    // no dispose, which would unindex them.
-    this.entries.set(id, updated, { noDisposeOnSet: true });
-  }
-
-  private idOf(held: Held): number | undefined {
-    if (held.prefixKey !== undefined) {
-      const id = this.byPrefix.get(held.prefixKey);
-      if (id !== undefined && this.entries.peek(id) === held) return id;
-    }
-    for (const key of held.callKeys) {
-      const id = this.byCallId.get(key);
-      if (id !== undefined && this.entries.peek(id) === held) return id;
-    }
-    return undefined;
+  /** Merges call metadata into entry `id` in place (same id, same keys) and re-counts its size. */
+  private mergeMetaInto(id: number, callMeta: LedgerEntry['callMeta']): void {
+    const text = this.entries.peek(id);
+    if (text === undefined || !callMeta) return;
+    const stored = readEntry(text);
+    const updated = withBody(text, { ...stored, callMeta: mergeCallMeta([stored.callMeta, callMeta]) });
+    const { scope, prefixFingerprint, callIds } = readHead(text);
+    const bytes = sizeOf(updated, prefixFingerprint !== '' ? indexKey(scope, prefixFingerprint) : undefined, callIds.map((callId) => indexKey(scope, callId)));
+    if (!this.cap.admits(bytes)) return;
+    // Same id and keys: no dispose, which would unindex them.
+    this.entries.set(id, updated, { size: bytes, noDisposeOnSet: true });
   }
 }
 
-/** Copies of the calls (and their functions) for the stored message; the ones with an id are also added to `withIds`. */
-function copyCalls(calls: readonly ToolCall[], withIds: ToolCall[]): ToolCall[] {
-  const copies = new Array<ToolCall>(calls.length);
-  for (let i = 0; i < calls.length; i++) {
-    const call = calls[i];
-    const copy = { ...call, function: { ...call.function } };
-    copies[i] = copy;
-    if (typeof copy.id === 'string' && copy.id !== '') withIds.push(copy);
+/** The distinct non-empty call ids of a message's calls, in call order. */
+function distinctCallIds(calls: readonly ToolCall[] | undefined): string[] {
+  const ids: string[] = [];
+  if (!calls) return ids;
+  for (const call of calls) {
+    const id = call.id;
+    if (typeof id === 'string' && id !== '' && !ids.includes(id)) ids.push(id);
   }
-  return copies;
+  return ids;
 }
-
-function sizeOf(held: Held): number {
-  let bytes = entryBytes(held.entry);
-  if (held.prefixKey !== undefined) bytes += keyBytes(held.prefixKey);
-  for (const key of held.callKeys) bytes += keyBytes(key);
-  return bytes;
-}
-
-const EMPTY_STRING_BYTES = stringBytes('');
 
 /**
- * An index key's bytes as the ledger has always counted them: its characters plus a one-character
- * kind mark (`p`/`c`, which keys carried before), two bytes for it when the key is two-byte.
- * The same figure as stringBytes(mark + key), without building that string.
+ * The index key of an id (call id or fingerprint) in a scope. In the anonymous scope the id
+ * itself (no string built per key, the common single-tenant case), with a leading NUL when it
+ * holds one; in a key's scope `<scope>NUL<id>`. Scope ids are non-empty and hold no NUL, so no
+ * key of one scope equals a key of another.
  */
-function keyBytes(key: string): number {
-  const bytes = stringBytes(key);
-  return INDEX_KEY_BYTES + bytes + (bytes - EMPTY_STRING_BYTES > key.length ? 2 : 1);
+export function indexKey(scope: string, id: string): string {
+  if (scope !== ANONYMOUS_SCOPE) return scopedKey(scope, id);
+  return id.includes('\u0000') ? `\u0000${id}` : id;
+}
+
+/** An entry's bytes: its text, its cache slot, and each index key (a Map entry and the key's characters). */
+function sizeOf(text: string, prefixKey: string | undefined, callKeys: readonly string[]): number {
+  let bytes = stringBytes(text) + SLOT_BYTES;
+  if (prefixKey !== undefined) bytes += INDEX_KEY_BYTES + stringBytes(prefixKey);
+  for (const key of callKeys) bytes += INDEX_KEY_BYTES + stringBytes(key);
+  return bytes;
 }
 
 /** A view of the memory ledger in one tenant scope; every view shares one storage and budget. */

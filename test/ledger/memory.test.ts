@@ -74,9 +74,10 @@ t.test('callMeta recorded by an adapter survives the pipeline record of the same
   t.equal(again.byPrefix.get('fp1')?.createdAt, 2);
 });
 
-t.test('bytes held: each entry plus 64 + a one-character kind mark + the scoped key per index key (the figure /metrics reports)', async (t) => {
-  const { approxBytes, stringBytes } = await import('../../src/state/budget.js');
-  const { scopedKey } = await import('../../src/state/scope.js');
+t.test('bytes held: each stored text plus its cache slot (96) plus 64 + the key per index key (the figure /metrics reports)', async (t) => {
+  const { stringBytes } = await import('../../src/state/budget.js');
+  const { storeEntry } = await import('../../src/ledger/stored-entry.js');
+  const { indexKey } = await import('../../src/ledger/memory.js');
   const base = new MemoryLedger();
   const tenant = base.forScope('tenant-1');
   const cases: Array<{ ledger: typeof base | typeof tenant; scope: string; entry: LedgerEntry }> = [
@@ -88,12 +89,9 @@ t.test('bytes held: each entry plus 64 + a one-character kind mark + the scoped 
   ];
   let expected = 0;
   for (const { ledger, scope, entry: recorded } of cases) {
-    const keys = [...(recorded.prefixFingerprint !== '' ? [`p${scopedKey(scope, recorded.prefixFingerprint)}`] : [])];
-    for (const call of recorded.message.tool_calls ?? []) {
-      const key = `c${scopedKey(scope, call.id)}`;
-      if (!keys.includes(key)) keys.push(key);
-    }
-    expected += approxBytes(recorded) + keys.reduce((sum, key) => sum + 64 + stringBytes(key), 0);
+    const ids = [...new Set((recorded.message.tool_calls ?? []).map((call) => call.id))];
+    const keys = [...(recorded.prefixFingerprint !== '' ? [recorded.prefixFingerprint] : []), ...ids].map((id) => indexKey(scope, id));
+    expected += stringBytes(storeEntry(recorded, scope, ids)) + 96 + keys.reduce((sum, key) => sum + 64 + stringBytes(key), 0);
     await ledger.record(recorded);
     t.equal(base.stats().bytes, expected, `after ${recorded.prefixFingerprint || 'no prefix'}`);
   }
