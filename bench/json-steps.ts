@@ -21,7 +21,6 @@ const MODULES = {
   repair: 'repair/index.js',
   memory: 'ledger/memory.js',
   tasks: 'metrics/tasks.js',
-  bytes: 'ledger/entry-bytes.js',
   names: 'pipeline/name-caches.js',
 } as const;
 
@@ -86,10 +85,6 @@ const STEPS: Record<string, (m: Build) => Step> = {
     const ledger = new m.memory.MemoryLedger();
     const query = { callIds: ['call_a1', 'call_a2'], prefixFingerprints: [] };
     return () => ledger.lookup(query);
-  },
-  'ledger entry sizing, 1 call': (m) => {
-    const entry = { message: { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] }, prefixFingerprint: 'f'.repeat(40), provider: 'up', model: 'bench', createdAt: Date.now() };
-    return () => m.bytes.entryBytes(entry);
   },
   'finding summaries, valid history': (m) => () => {
     m.repair.summarizeFindings([]);
