@@ -2,7 +2,7 @@ import { LRUCache } from 'lru-cache';
 import { EntryCap, stringBytes, type StoreStats } from '../state/budget.js';
 import { ANONYMOUS_SCOPE, scopedKey } from '../state/scope.js';
 import type { ToolCall } from '../api/chat-types.js';
-import { readEntry, readHead, storeEntry, withBody } from './stored-entry.js';
+import { readEntry, readHead, storedCallMeta, storeEntry, withBody } from './stored-entry.js';
 import { EMPTY_SNAPSHOT, type CallLedger, type LedgerEntry, type LedgerQuery, type LedgerSnapshot } from './types.js';
 
 export const DEFAULT_LEDGER_MAX_BYTES = 16 * 1024 * 1024;
@@ -69,7 +69,7 @@ class LedgerMemory {
     }
     const prefixKey = entry.prefixFingerprint !== '' ? indexKey(scope, entry.prefixFingerprint) : undefined;
     if (prefixKey === undefined && callKeys.length === 0) return;
-    const callMeta = existing.length === 0 ? entry.callMeta : mergeCallMeta([...existing.map((id) => this.storedAt(id)?.callMeta), entry.callMeta]);
+    const callMeta = existing.length === 0 ? entry.callMeta : mergeCallMeta([...existing.map((id) => this.callMetaAt(id)), entry.callMeta]);
     const text = storeEntry(callMeta === entry.callMeta ? entry : { ...entry, callMeta }, scope, callIds);
     const bytes = sizeOf(text, prefixKey, callKeys);
     if (!this.cap.admits(bytes)) return;
@@ -134,10 +134,10 @@ class LedgerMemory {
     return ids;
   }
 
-  /** The stored entry `id` parsed back, without counting as use. */
-  private storedAt(id: number): LedgerEntry | undefined {
+  /** The callMeta of stored entry `id`, without counting as use (no parse when it has none). */
+  private callMetaAt(id: number): LedgerEntry['callMeta'] {
     const text = this.entries.peek(id);
-    return text === undefined ? undefined : readEntry(text);
+    return text === undefined ? undefined : storedCallMeta(text);
   }
 
   /** Points an index key at entry `id`; the entry it pointed at before loses it (and goes when it has none left). */

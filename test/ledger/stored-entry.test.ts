@@ -132,3 +132,31 @@ t.test('eviction leaves the indexes: a full ledger keeps finding its newest entr
   t.same([...snapshot.byPrefix.keys()], ['same-conversation', 'fp499']);
   t.equal(snapshot.byPrefix.get('same-conversation')?.message.tool_calls?.[0].id, 'call_498');
 });
+
+t.test('a call id already stored: its callMeta is read without parsing a body when it has none', async (t) => {
+  // Upstreams that repeat call ids across answers (fixed ids, `functions.name:0`) record over an
+  // existing entry on every answer; only an entry that holds callMeta needs its body parsed.
+  const ledger = new MemoryLedger();
+  await ledger.record(entryWith('{"city":"Paris"}', 'call_same', null, 'fp-1'));
+  const parsed: string[] = [];
+  const original = JSON.parse;
+  JSON.parse = ((text: string, reviver?: Parameters<typeof JSON.parse>[1]) => {
+    parsed.push(text);
+    return original(text, reviver) as unknown;
+  }) as typeof JSON.parse;
+  try {
+    await ledger.record(entryWith('{"city":"Rome"}', 'call_same', null, 'fp-2'));
+  } finally {
+    JSON.parse = original;
+  }
+  t.same(parsed.filter((text) => text.includes('"message"')), [], 'no stored body parsed');
+  const found = await ledger.lookup({ callIds: ['call_same'], prefixFingerprints: [] });
+  t.equal(found.byCallId.get('call_same')?.message.tool_calls?.[0].function.arguments, '{"city":"Rome"}');
+
+  // With callMeta stored, the next record under the same id still merges it.
+  await ledger.record({ ...entryWith('{"city":"Rome"}', 'call_same', null, ''), callMeta: { call_same: { signature: 's1' } } });
+  await ledger.record(entryWith('{"city":"Oslo"}', 'call_same', null, 'fp-3'));
+  const merged = await ledger.lookup({ callIds: ['call_same'], prefixFingerprints: [] });
+  t.same(merged.byCallId.get('call_same')?.callMeta, { call_same: { signature: 's1' } });
+  t.equal(merged.byCallId.get('call_same')?.message.tool_calls?.[0].function.arguments, '{"city":"Oslo"}');
+});
