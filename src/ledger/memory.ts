@@ -37,6 +37,7 @@ class LedgerMemory {
   private readonly entries: LRUCache<number, string>;
   private readonly byPrefix = new Map<string, number>();
   private readonly byCallId = new Map<string, number>();
+  private readonly parsedInLookup = new Map<number, LedgerEntry>();
   private readonly cap: EntryCap;
   private readonly maxBytes: number;
   private readonly maxEntries: number;
@@ -84,25 +85,17 @@ class LedgerMemory {
   lookup(query: LedgerQuery, scope: string): LedgerSnapshot {
     let byCallId: Map<string, LedgerEntry> | undefined;
     let byPrefix: Map<string, LedgerEntry> | undefined;
-    // One parsed entry per stored one: a message found by its prefix and its call ids is one object.
-    let parsed: Map<number, LedgerEntry> | undefined;
-    const entryAt = (id: number | undefined): LedgerEntry | undefined => {
-      if (id === undefined) return undefined;
-      const known = parsed?.get(id);
-      if (known) return known;
-      const text = this.entries.get(id);
-      if (text === undefined) return undefined;
-      const entry = readEntry(text);
-      (parsed ??= new Map()).set(id, entry);
-      return entry;
-    };
-    for (const callId of query.callIds) {
-      const entry = entryAt(this.byCallId.get(indexKey(scope, callId)));
-      if (entry) (byCallId ??= new Map()).set(callId, entry);
-    }
-    for (const fingerprint of query.prefixFingerprints) {
-      const entry = entryAt(this.byPrefix.get(indexKey(scope, fingerprint)));
-      if (entry) (byPrefix ??= new Map()).set(fingerprint, entry);
+    try {
+      for (const callId of query.callIds) {
+        const entry = this.parsedAt(this.byCallId.get(indexKey(scope, callId)));
+        if (entry) (byCallId ??= new Map()).set(callId, entry);
+      }
+      for (const fingerprint of query.prefixFingerprints) {
+        const entry = this.parsedAt(this.byPrefix.get(indexKey(scope, fingerprint)));
+        if (entry) (byPrefix ??= new Map()).set(fingerprint, entry);
+      }
+    } finally {
+      this.parsedInLookup.clear();
     }
     if (byCallId === undefined && byPrefix === undefined) return EMPTY_SNAPSHOT;
     return { byCallId: byCallId ?? EMPTY_SNAPSHOT.byCallId, byPrefix: byPrefix ?? EMPTY_SNAPSHOT.byPrefix };
@@ -132,6 +125,21 @@ class LedgerMemory {
       if (this.entries.get(id) !== undefined) ids.push(id);
     }
     return ids;
+  }
+
+  /**
+   * Entry `id` parsed back (counts as use), once per lookup: a message found by its prefix and by
+   * its call ids is one object. lookup is synchronous, so one map serves every lookup.
+   */
+  private parsedAt(id: number | undefined): LedgerEntry | undefined {
+    if (id === undefined) return undefined;
+    const known = this.parsedInLookup.get(id);
+    if (known) return known;
+    const text = this.entries.get(id);
+    if (text === undefined) return undefined;
+    const entry = readEntry(text);
+    this.parsedInLookup.set(id, entry);
+    return entry;
   }
 
   /** The callMeta of stored entry `id`, without counting as use (no parse when it has none). */
