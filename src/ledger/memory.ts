@@ -68,7 +68,7 @@ class LedgerMemory {
       for (const id of existing) this.mergeMetaInto(id, entry.callMeta);
       return;
     }
-    const prefixKey = entry.prefixFingerprint !== '' ? indexKey(scope, entry.prefixFingerprint) : undefined;
+    const prefixKey = prefixKeyOf(scope, entry.prefixFingerprint);
     if (prefixKey === undefined && callKeys.length === 0) return;
     const callMeta = existing.length === 0 ? entry.callMeta : mergeCallMeta([...existing.map((id) => this.callMetaAt(id)), entry.callMeta]);
     const text = storeEntry(callMeta === entry.callMeta ? entry : { ...entry, callMeta }, scope, callIds);
@@ -159,19 +159,15 @@ class LedgerMemory {
 
   /** Whether an index key still points at entry `id`. */
   private isIndexed(text: string, id: number): boolean {
-    const { scope, prefixFingerprint, callIds } = readHead(text);
-    if (prefixFingerprint !== '' && this.byPrefix.get(indexKey(scope, prefixFingerprint)) === id) return true;
-    return callIds.some((callId) => this.byCallId.get(indexKey(scope, callId)) === id);
+    const { prefixKey, callKeys } = keysOf(text);
+    if (prefixKey !== undefined && this.byPrefix.get(prefixKey) === id) return true;
+    return callKeys.some((key) => this.byCallId.get(key) === id);
   }
 
   private unindex(text: string, id: number): void {
-    const { scope, prefixFingerprint, callIds } = readHead(text);
-    if (prefixFingerprint !== '') {
-      const key = indexKey(scope, prefixFingerprint);
-      if (this.byPrefix.get(key) === id) this.byPrefix.delete(key);
-    }
-    for (const callId of callIds) {
-      const key = indexKey(scope, callId);
+    const { prefixKey, callKeys } = keysOf(text);
+    if (prefixKey !== undefined && this.byPrefix.get(prefixKey) === id) this.byPrefix.delete(prefixKey);
+    for (const key of callKeys) {
       if (this.byCallId.get(key) === id) this.byCallId.delete(key);
     }
   }
@@ -182,12 +178,23 @@ class LedgerMemory {
     if (text === undefined || !callMeta) return;
     const stored = readEntry(text);
     const updated = withBody(text, { ...stored, callMeta: mergeCallMeta([stored.callMeta, callMeta]) });
-    const { scope, prefixFingerprint, callIds } = readHead(text);
-    const bytes = sizeOf(updated, prefixFingerprint !== '' ? indexKey(scope, prefixFingerprint) : undefined, callIds.map((callId) => indexKey(scope, callId)));
+    const { prefixKey, callKeys } = keysOf(text);
+    const bytes = sizeOf(updated, prefixKey, callKeys);
     if (!this.cap.admits(bytes)) return;
     // Same id and keys: no dispose, which would unindex them.
     this.entries.set(id, updated, { size: bytes, noDisposeOnSet: true });
   }
+}
+
+/** The index keys a stored entry was filed under, from its head (the same keys record() made). */
+function keysOf(text: string): { prefixKey: string | undefined; callKeys: string[] } {
+  const { scope, prefixFingerprint, callIds } = readHead(text);
+  return { prefixKey: prefixKeyOf(scope, prefixFingerprint), callKeys: callIds.map((callId) => indexKey(scope, callId)) };
+}
+
+/** The prefix index key of a fingerprint ('' is none: an entry recorded for its call ids only). */
+function prefixKeyOf(scope: string, prefixFingerprint: string): string | undefined {
+  return prefixFingerprint === '' ? undefined : indexKey(scope, prefixFingerprint);
 }
 
 /** The distinct non-empty call ids of a message's calls, in call order. */
