@@ -38,9 +38,11 @@ export class ChunkTemplates {
     const delta = parsed.choices[0].delta;
     const calls = delta.tool_calls;
     // The slot is found before anything is copied: most parsed events (a role, a call's first
-    // delta, finish, usage) teach nothing.
+    // delta, finish, usage) teach nothing. Nor does an empty string: it is what the events that
+    // come once carry (the opening role event's content, a call's first delta with its id and
+    // name), so a template from them was built per stream and never matched.
     if (calls === undefined || calls === null) {
-      if (typeof delta.content !== 'string' || !flat(delta, '')) return;
+      if (typeof delta.content !== 'string' || delta.content === '' || !flat(delta, '')) return;
       const slot = locate(raw, '"content":', delta.content);
       if (slot === undefined) return;
       // Copies: the parsed chunk goes on to the client's side, where it may be changed (usage removed).
@@ -52,7 +54,7 @@ export class ChunkTemplates {
     }
     if (!Array.isArray(calls) || calls.length !== 1 || !flat(delta, 'tool_calls')) return;
     const fn0 = calls[0].function;
-    if (!flat(calls[0], 'function') || fn0 === undefined || typeof fn0.arguments !== 'string' || !flat(fn0, '')) return;
+    if (!flat(calls[0], 'function') || fn0 === undefined || typeof fn0.arguments !== 'string' || fn0.arguments === '' || !flat(fn0, '')) return;
     const slot = locate(raw, '"arguments":', fn0.arguments);
     if (slot === undefined) return;
     const chunk = { ...parsed };

@@ -26,6 +26,8 @@ export class ToolCallStreamExtractor {
   private ended = false;
   /** The assembler released content already (from then on it passes text through as it is). */
   private textStarted = false;
+  /** Every delta so far was taken as prose (takeProse): the scanner holds no text, so its final pass finds nothing. */
+  private scannerEmpty = true;
   /** Calls found so far. */
   callCount = 0;
   /** The format of the first call found. */
@@ -51,6 +53,7 @@ export class ToolCallStreamExtractor {
     if (this.ended || delta === '') return [];
     // Plain prose with nothing held back (most tokens): the scanner's full pass would say the same.
     if (this.scanner.takeProse(delta)) return this.toEvents(this.assembler.push({ type: 'text', text: delta }));
+    this.scannerEmpty = false;
     return this.toEvents(this.scanner.push(delta).flatMap((segment) => this.assembler.push(segment)));
   }
 
@@ -67,6 +70,9 @@ export class ToolCallStreamExtractor {
   end(): ExtractorEvent[] {
     if (this.ended) return [];
     this.ended = true;
+    // The usual end of a prose answer (or of the text before a native call): nothing was held back,
+    // and the scanner's final pass (a format filter, a trigger table, the scan) would return nothing.
+    if (this.scannerEmpty) return this.toEvents(this.assembler.end());
     const pieces = this.scanner.push('', true).flatMap((segment) => this.assembler.push(segment));
     return this.toEvents([...pieces, ...this.assembler.end()]);
   }

@@ -77,6 +77,17 @@ t.test('argument fragments of one call are recognized the same way', async (t) =
   t.equal(learned(fragment('x', { function: { name: 'f', arguments: 'x', extra: { a: 1 } } })).match(fragment('y')), undefined, 'nested objects: no template');
 });
 
+t.test('an empty string teaches nothing: the opening role event and a call\'s first delta are not learned from', async (t) => {
+  const role = JSON.stringify({ ...chunk(''), choices: [{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }] });
+  t.equal(learned(role).match(role.replace('"content":""', '"content":"Hel"')), undefined, 'role event: no content template');
+  t.equal(learned(JSON.stringify(chunk(''))).match(JSON.stringify(chunk('Hel'))), undefined, 'empty content: no template');
+  const header = (args: string): string => JSON.stringify(chunk(null, {}, { delta: { tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'f', arguments: args } }] } }));
+  t.equal(learned(header('')).match(header('{"a')), undefined, "a call's first delta with empty arguments: no argument template");
+  // A non-empty string still teaches, whatever else the delta repeats (some upstreams repeat the role, id or name).
+  t.ok(learned(role.replace('"content":""', '"content":"Hi"')).match(role.replace('"content":""', '"content":"there"')), 'role with content: learned');
+  t.ok(learned(header('{"a')).match(header('":1}')), 'id and name with arguments: learned');
+});
+
 t.test('only single content deltas and single argument fragments become templates', async (t) => {
   const usage = JSON.stringify({ ...chunk('x'), choices: [], usage: { prompt_tokens: 1 } });
   const cases = {
@@ -94,7 +105,8 @@ t.test('only single content deltas and single argument fragments become template
 
 t.test('property: whatever is recognized equals JSON.parse of the same text', async () => {
   const text = fc.string({ unit: 'binary', maxLength: 12 });
-  const shape = fc.record({ id: text, model: text, content: text, extra: fc.option(fc.constantFrom('usage', 'fingerprint', 'role', 'args')), ascii: fc.boolean() });
+  // A learned string is never empty (an empty one teaches nothing, see above).
+  const shape = fc.record({ id: text, model: text, content: text.map((s) => s || 'x'), extra: fc.option(fc.constantFrom('usage', 'fingerprint', 'role', 'args')), ascii: fc.boolean() });
   const middle = fc.oneof(
     text.map((s) => JSON.stringify(s)),
     text,

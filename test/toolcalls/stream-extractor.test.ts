@@ -148,3 +148,30 @@ t.test('passes(): plain prose after the text began goes through whole; anything 
   t.same({ text, calls }, { text: reference.text, calls: reference.calls }, 'the same text and calls as feeding everything');
   t.equal(calls.length, 1);
 });
+
+/** Counts the final passes (push with final = true) the extractor's private scanner gets from now on. */
+function countFinalPasses(extractor: ToolCallStreamExtractor): () => number {
+  const scanner = (extractor as unknown as { scanner: { push: (delta: string, final?: boolean) => unknown } }).scanner;
+  const push = scanner.push.bind(scanner);
+  let passes = 0;
+  scanner.push = (delta, final) => {
+    if (final === true) passes++;
+    return push(delta, final);
+  };
+  return () => passes;
+}
+
+t.test('end(): no final scanner pass when all text went out as plain prose; one when something was held back', async (t) => {
+  const prose = new ToolCallStreamExtractor(ctx);
+  for (const delta of ['Let me', ' look', ' it up.']) prose.feed(delta);
+  const prosePasses = countFinalPasses(prose);
+  t.same(prose.end(), [], 'nothing left to release');
+  t.equal(prosePasses(), 0, 'plain prose: nothing to re-read at the end');
+
+  const held = new ToolCallStreamExtractor(ctx);
+  held.feed('Sure ');
+  held.feed('<tool');
+  const heldPasses = countFinalPasses(held);
+  t.same(held.end(), [{ type: 'text', text: '<tool' }], 'what was held back is released');
+  t.equal(heldPasses(), 1, 'held-back text: the final pass runs');
+});
