@@ -33,8 +33,10 @@ async function prepare(label: string, root: string, configPath: string): Promise
   const gateway = built.gateway;
   const target = gateway.router.resolve(modelFor('json'));
   // The adapter's HTTP client answers from memory: no socket, the same bytes every time.
-  const client = (target.provider as { client: { post: Fn } }).client;
+  const client = (target.provider as { client: { post: Fn; postForText?: Fn } }).client;
   client.post = async () => ({ status: 200, headers: { 'content-type': 'application/json' }, body: Readable.from([ANSWER], { objectMode: false }) });
+  // Builds whose adapter reads a JSON answer whole without a body stream (providers/answer-text.ts).
+  if (client.postForText) client.postForText = async () => ({ status: 200, headers: {}, text: ANSWER.toString('utf8'), complete: true });
   const request = JSON.parse(requestBody()) as Record<string, unknown>;
   const requestInfo = info.newRequestInfo('chat_completions', false);
   const context = { upstreamModel: target.upstreamModel, signal: new AbortController().signal, requestId: 'r', log: gateway.log, ledger: gateway.ledger.forScope(''), forwardHeaders: {} };
