@@ -29,6 +29,8 @@ interface HistogramInternals {
 class DirectChild implements HistogramChild {
   /** prom-client's key of this child's series, once it exists. */
   private key: string | undefined;
+  private keysFor: readonly number[] | undefined;
+  private bucketKeys: readonly string[] = [];
 
   constructor(
     private readonly histogram: Histogram<string>,
@@ -47,12 +49,25 @@ class DirectChild implements HistogramChild {
     series.sum += value;
     series.count += 1;
     const bounds = internals.upperBounds;
+    const keys = this.bucketKeysOf(bounds);
     for (let i = 0; i < bounds.length; i++) {
       if (value <= bounds[i]) {
-        series.bucketValues[bounds[i]] += 1;
+        series.bucketValues[keys[i]] += 1;
         return;
       }
     }
+  }
+
+  /**
+   * The bucket keys (prom-client's, the bounds as property names), made once per bounds array: a
+   * bound like 0.025 as a key is a number-to-string conversion on every observe otherwise.
+   */
+  private bucketKeysOf(bounds: readonly number[]): readonly string[] {
+    if (this.keysFor !== bounds) {
+      this.keysFor = bounds;
+      this.bucketKeys = bounds.map(String);
+    }
+    return this.bucketKeys;
   }
 }
 
