@@ -29,6 +29,8 @@ interface HistogramInternals {
 class DirectChild implements HistogramChild {
   /** prom-client's key of this child's series, once it exists. */
   private key: string | undefined;
+  /** The series this child adds to (prom-client's object under `key`, while it is still there). */
+  private series: Series | undefined;
   private keysFor: readonly number[] | undefined;
   private bucketKeys: readonly string[] = [];
 
@@ -39,11 +41,13 @@ class DirectChild implements HistogramChild {
 
   observe(value: number): void {
     const internals = this.histogram as unknown as HistogramInternals;
-    const series = this.key === undefined ? undefined : internals.hashMap[this.key];
-    // Anything unusual (no series yet, a replaced one, a value prom-client refuses) goes through prom-client.
-    if (series === undefined || series.labels !== this.labels || !Number.isFinite(value)) {
+    const series = this.series;
+    // Anything unusual (no series yet, a replaced or removed one, a value prom-client refuses) goes
+    // through prom-client. reset, remove and zero all replace or drop the series object.
+    if (series === undefined || internals.hashMap[this.key as string] !== series || !Number.isFinite(value)) {
       this.histogram.observe(this.labels, value);
       this.key = keyOf(internals.hashMap, this.labels);
+      this.series = this.key === undefined ? undefined : internals.hashMap[this.key];
       return;
     }
     series.sum += value;
@@ -74,7 +78,8 @@ class DirectChild implements HistogramChild {
 /** The key of the series prom-client created for exactly this labels object (it keeps the object it was given). */
 function keyOf(hashMap: HistogramInternals['hashMap'], labels: object): string | undefined {
   for (const key in hashMap) if (hashMap[key]?.labels === labels) return key;
-  return undefined;
+  // A histogram without labels has one series, which prom-client makes itself (key '').
+  return Object.keys(labels).length === 0 && hashMap[''] !== undefined ? '' : undefined;
 }
 
 /** A child of `histogram` for these labels (one object per label set: the caller keeps it). */
