@@ -43,6 +43,30 @@ export function perEventUs(short: Summary | undefined, long: Summary | undefined
 
 const MODE_LABEL = { json: 'JSON req/s', burst: 'SSE streams/s, burst upstream (22 events in one write)', paced: 'SSE streams/s, paced upstream (one event per tick)' } as const;
 
+/**
+ * What the two floors reach themselves in the same run (info): the JSON-parsing proxy ×bare, and
+ * the bare passthrough ×Portkey and its own 1,000-stream peak RSS. A goal beyond a floor's own
+ * figure is beyond any gateway that does at least what that floor does, on this machine.
+ */
+function floorLines(run: NodeRun): Goal[] {
+  const out: Goal[] = [];
+  for (const mode of ['json', 'burst', 'paced'] as const) {
+    const bare = c32(run.phases[mode], 'bare');
+    const parse = c32(run.phases[mode], 'parse');
+    const values: string[] = [];
+    if (parse?.ratioToBare !== undefined) values.push(`parsing proxy ${x(parse.ratioToBare)} of bare`);
+    if (bare?.ratioToPortkey !== undefined) values.push(`bare ${x(bare.ratioToPortkey)} of Portkey`);
+    if (values.length === 0) continue;
+    out.push({ id: `floor-${mode}`, target: `the floors themselves, ${MODE_LABEL[mode]}, 32 connections`, value: values.join('; '), goal: '–', met: null, kind: 'info' });
+  }
+  const bare = run.manyStreams?.find((row) => row.target === 'bare');
+  if (bare) {
+    const value = `${bare.processPeakRssMb} MB / ${bare.errors + bare.incomplete} (idle ${bare.idleRssMb} MB)`;
+    out.push({ id: 'floor-many', target: `the bare passthrough itself: ${bare.streams.toLocaleString('en-US')} concurrent streams, peak RSS / errors`, value, goal: '–', met: null, kind: 'info' });
+  }
+  return out;
+}
+
 export function goalsFor(run: NodeRun): Goal[] {
   const out: Goal[] = [];
   const phases = run.phases;
@@ -120,6 +144,7 @@ export function goalsFor(run: NodeRun): Goal[] {
     });
   }
   for (const mode of ['json', 'burst', 'paced'] as const) ratioGoal(`${mode}-parse`, mode, 'ratioToParse', 'milestone');
+  out.push(...floorLines(run));
   for (const feature of ['toolgate-inspector', 'toolgate-tracing'] as const) {
     const name = feature === 'toolgate-inspector' ? 'inspector on' : 'tracing on';
     for (const mode of ['json', 'burst'] as const) {

@@ -8,7 +8,8 @@ import { TARGET_LABEL, type Row, type Summary, type Target } from './types.js';
 const PEERS: Array<{ peer: Target; key: keyof Summary & string; applies: (target: Target) => boolean }> = [
   { peer: 'bare', key: 'ratioToBare', applies: (target) => target !== 'bare' },
   { peer: 'parse', key: 'ratioToParse', applies: (target) => target.startsWith('toolgate') },
-  { peer: 'portkey', key: 'ratioToPortkey', applies: (target) => target.startsWith('toolgate') },
+  // The proxies' own ×Portkey too: how high a Node proxy that does less than toolgate gets (goals.ts's floor lines).
+  { peer: 'portkey', key: 'ratioToPortkey', applies: (target) => target.startsWith('toolgate') || target === 'bare' || target === 'parse' },
   { peer: 'toolgate', key: 'ratioToToolgate', applies: (target) => target.startsWith('toolgate-') },
 ];
 

@@ -21,6 +21,26 @@ function run(phases: NodeRun['phases'], extra: Partial<NodeRun> = {}): NodeRun {
 
 const goal = (r: NodeRun, id: string) => goalsFor(r).find((g) => g.id === id);
 
+const many = (peak: number, errors = 0): ManyStreamsResult => ({
+  target: 'toolgate',
+  streams: 1000,
+  completed: 1000 - errors,
+  errors,
+  incomplete: 0,
+  wallS: 2,
+  ttfbP50: 1,
+  ttfbP99: 2,
+  ttlbP50: 2000,
+  ttlbP99: 2100,
+  idleRssMb: 80,
+  peakRssMb: peak,
+  processPeakRssMb: peak,
+  afterRssMb: 90,
+  upstreamPeakConcurrent: 1000,
+  slowChunks: 20,
+  slowMs: 100,
+});
+
 t.test('ratios are paired per round, then the median', async (t) => {
   // Round 0: toolgate 400 vs bare 1000 (0.4); round 1: 900 vs 1000 (0.9); round 2: 500 vs 1000 (0.5).
   // Median of the paired ratios 0.5; the ratio of the medians would be 500 / 1000 too, so make bare drift.
@@ -76,25 +96,6 @@ t.test('latency and memory goals use the tightened thresholds (0.5 ms TTFB, 120 
     [row('direct', 2000, { ttfbP50: 0.2 }, 0, 1), row('toolgate', 900, { ttfbP50: 0.9 }, 0, 1)],
     ['ttfbP50', 'cpuUsPerReq'],
   );
-  const many = (peak: number, errors = 0): ManyStreamsResult => ({
-    target: 'toolgate',
-    streams: 1000,
-    completed: 1000 - errors,
-    errors,
-    incomplete: 0,
-    wallS: 2,
-    ttfbP50: 1,
-    ttfbP99: 2,
-    ttlbP50: 2000,
-    ttlbP99: 2100,
-    idleRssMb: 80,
-    peakRssMb: peak,
-    processPeakRssMb: peak,
-    afterRssMb: 90,
-    upstreamPeakConcurrent: 1000,
-    slowChunks: 20,
-    slowMs: 100,
-  });
   const ttfb = goal(run({ paced }), 'ttfb-c1');
   t.equal(ttfb?.value, '+0.700 ms');
   t.equal(ttfb?.met, false, '0.7 ms added is over 0.5 ms (it met the old 1 ms goal)');
@@ -163,4 +164,18 @@ t.test('a row with no completed answer shows no CPU per request', async (t) => {
   const table = renderPeerTable(r).join('\n');
   t.match(table, /\| \*\*toolgate\*\* \| – \| – \| – \| 0 \(30 errors\) \| 0\.00 \| – \|/);
   t.notMatch(table, /1140000/);
+});
+
+t.test('the floors\' own figures are shown as info lines: parsing proxy ×bare, bare ×Portkey, bare RSS', async (t) => {
+  const rows = [row('bare', 1000, {}, 0), row('parse', 600, {}, 0), row('portkey', 250, {}, 0), row('toolgate', 500, {}, 0), row('bare', 1200, {}, 1), row('parse', 840, {}, 1), row('portkey', 400, {}, 1), row('toolgate', 600, {}, 1)];
+  const r = run({ paced: phase('paced', rows) }, { manyStreams: [many(150), { ...many(133.4), target: 'bare', idleRssMb: 78.5 }] });
+  const floor = goal(r, 'floor-paced');
+  t.equal(floor?.kind, 'info');
+  t.equal(floor?.met, null, 'never judged');
+  // Paired per round: parse 0.6 and 0.7 of bare (median 0.65); bare 4 and 3 × Portkey (median 3.5).
+  t.equal(floor?.value, 'parsing proxy 0.65× of bare; bare 3.50× of Portkey');
+  t.equal(goal(r, 'paced-portkey')?.value, '1.75×', "toolgate's own ratio (2 and 1.5) is unchanged by the floor lines");
+  t.equal(goal(r, 'floor-many')?.value, '133.4 MB / 0 (idle 78.5 MB)');
+  t.equal(goal(r, 'floor-json'), undefined, 'no phase, no line');
+  t.equal(goalsFor(r).filter((g) => g.kind === 'goal' && g.id.startsWith('floor')).length, 0, 'floors are not goals');
 });
