@@ -1,14 +1,13 @@
-import { Readable } from 'node:stream';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { flags, gatewayFlags, load, tempConfig } from './inproc.js';
 import { gatewayConfig, modelFor, requestBody } from './scenario.js';
 
 // The chat pipeline's upstream call alone (callUpstream: fallback chain, attempts, adapter,
-// JSON read and check), with the adapter's HTTP client answering from memory (a fixed upstream
-// answer as a readable body): CPU µs per call, 32 at a time, builds alternated over rounds, each
-// build's dist/ loaded in this process. For A/B of the call chain's own cost, which a whole
-// request's noise hides.
+// JSON read and check), with the adapter's HTTP pool answering from memory (a fixed upstream
+// answer handed to undici's response handler at dispatch, so the build's own reading of it is
+// measured): CPU µs per call, 32 at a time, builds alternated over rounds, each build's dist/
+// loaded in this process. For A/B of the call chain's own cost, which a whole request's noise hides.
 //
 //   node --import tsx bench/upstream-call.ts --gw=before=<root> --gw=after=<root> [--rounds=8] [--calls=20000]
 
@@ -24,6 +23,8 @@ const ANSWER = Buffer.from(JSON.stringify({
   usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
 }));
 
+const RAW_HEADERS = [Buffer.from('content-type'), Buffer.from('application/json'), Buffer.from('content-length'), Buffer.from(String(ANSWER.length))];
+
 async function prepare(label: string, root: string, configPath: string): Promise<Build> {
   const built = (await load(root, configPath)) as unknown as { gateway: Record<string, unknown> & { router: { resolve(name: string): Record<string, unknown> & { provider: Record<string, unknown>; upstreamModel: string } }; ledger: { forScope(scope: string): unknown }; log: unknown } };
   const base = pathToFileURL(join(root, 'dist/')).href;
@@ -32,14 +33,26 @@ async function prepare(label: string, root: string, configPath: string): Promise
   const telemetry = (await import(`${base}pipeline/telemetry.js`)) as { RequestTelemetry: new (...args: unknown[]) => unknown };
   const gateway = built.gateway;
   const target = gateway.router.resolve(modelFor('json'));
-  // The adapter's HTTP client answers from memory: no socket, the same bytes every time.
-  const client = (target.provider as { client: { post: Fn } }).client;
-  client.post = async () => ({ status: 200, headers: { 'content-type': 'application/json' }, body: Readable.from([ANSWER], { objectMode: false }) });
+  // The adapter's HTTP client answers from memory, at the pool's dispatch: no socket, the same
+  // bytes every time, and undici's handler (request()'s, or the build's own) runs as it would.
+  const pool = (target.provider as unknown as { client: { pool: { dispatch: Fn } } }).client.pool;
+  pool.dispatch = (_options: unknown, handler: unknown) => {
+    const h = handler as { onConnect: Fn; onHeaders: Fn; onData: Fn; onComplete: Fn };
+    queueMicrotask(() => {
+      h.onConnect(() => undefined, null);
+      h.onHeaders(200, RAW_HEADERS, () => undefined, 'OK');
+      h.onData(ANSWER);
+      h.onComplete([]);
+    });
+    return true;
+  };
   const request = JSON.parse(requestBody()) as Record<string, unknown>;
   const requestInfo = info.newRequestInfo('chat_completions', false);
   const context = { upstreamModel: target.upstreamModel, signal: new AbortController().signal, requestId: 'r', log: gateway.log, ledger: gateway.ledger.forScope(''), forwardHeaders: {} };
   const scope = { gateway, context, telemetry: new telemetry.RequestTelemetry(gateway, requestInfo, request, undefined), info: requestInfo };
-  return { label, call: () => step.callUpstream(request, target, scope) as Promise<unknown> };
+  // The tenant's work budgets, as runChat looks them up (the anonymous scope).
+  const budgets = (gateway.workBudgets as { forScope(scope: string): unknown }).forScope('');
+  return { label, call: () => step.callUpstream(request, target, scope, budgets) as Promise<unknown> };
 }
 
 async function batch(build: Build, calls: number): Promise<number> {

@@ -29,6 +29,10 @@ interface HistogramInternals {
 class DirectChild implements HistogramChild {
   /** prom-client's key of this child's series, once it exists. */
   private key: string | undefined;
+  /** The series this child adds to (prom-client's object under `key`, while it is still there). */
+  private series: Series | undefined;
+  private keysFor: readonly number[] | undefined;
+  private bucketKeys: readonly string[] = [];
 
   constructor(
     private readonly histogram: Histogram<string>,
@@ -37,29 +41,45 @@ class DirectChild implements HistogramChild {
 
   observe(value: number): void {
     const internals = this.histogram as unknown as HistogramInternals;
-    const series = this.key === undefined ? undefined : internals.hashMap[this.key];
-    // Anything unusual (no series yet, a replaced one, a value prom-client refuses) goes through prom-client.
-    if (series === undefined || series.labels !== this.labels || !Number.isFinite(value)) {
+    const series = this.series;
+    // Anything unusual (no series yet, a replaced or removed one, a value prom-client refuses) goes
+    // through prom-client. reset, remove and zero all replace or drop the series object.
+    if (series === undefined || internals.hashMap[this.key as string] !== series || !Number.isFinite(value)) {
       this.histogram.observe(this.labels, value);
       this.key = keyOf(internals.hashMap, this.labels);
+      this.series = this.key === undefined ? undefined : internals.hashMap[this.key];
       return;
     }
     series.sum += value;
     series.count += 1;
     const bounds = internals.upperBounds;
+    const keys = this.bucketKeysOf(bounds);
     for (let i = 0; i < bounds.length; i++) {
       if (value <= bounds[i]) {
-        series.bucketValues[bounds[i]] += 1;
+        series.bucketValues[keys[i]] += 1;
         return;
       }
     }
+  }
+
+  /**
+   * The bucket keys (prom-client's, the bounds as property names), made once per bounds array: a
+   * bound like 0.025 as a key is a number-to-string conversion on every observe otherwise.
+   */
+  private bucketKeysOf(bounds: readonly number[]): readonly string[] {
+    if (this.keysFor !== bounds) {
+      this.keysFor = bounds;
+      this.bucketKeys = bounds.map(String);
+    }
+    return this.bucketKeys;
   }
 }
 
 /** The key of the series prom-client created for exactly this labels object (it keeps the object it was given). */
 function keyOf(hashMap: HistogramInternals['hashMap'], labels: object): string | undefined {
   for (const key in hashMap) if (hashMap[key]?.labels === labels) return key;
-  return undefined;
+  // A histogram without labels has one series, which prom-client makes itself (key '').
+  return Object.keys(labels).length === 0 && hashMap[''] !== undefined ? '' : undefined;
 }
 
 /** A child of `histogram` for these labels (one object per label set: the caller keeps it). */

@@ -61,6 +61,7 @@ export function createMetrics(options: MetricsOptions): Metrics {
 
   const requestChildren = new Map<string, CounterChild>();
   const durationChildren = new Map<Endpoint, HistogramChild>(ENDPOINTS.map((endpoint) => [endpoint, directChild(set.requestDuration, { endpoint })]));
+  const overheadChild = directChild(set.overhead, {});
   const repairChildren = new Map<string, Counter.Internal>();
   const endedChildren = Object.fromEntries(
     TASK_END_REASONS.map((reason) => {
@@ -101,7 +102,7 @@ export function createMetrics(options: MetricsOptions): Metrics {
     const duration = Math.max(observation.durationSeconds, 0);
     durationChildren.get(endpoint)?.observe(duration);
     if (observation.upstreamSeconds !== undefined) {
-      set.overhead.observe(Math.max(duration - observation.upstreamSeconds, 0));
+      overheadChild.observe(Math.max(duration - observation.upstreamSeconds, 0));
     }
   }
 

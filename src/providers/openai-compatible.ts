@@ -4,7 +4,7 @@ import { errors, type GatewayError } from '../errors.js';
 import { batchedChunks } from './chunk-batches.js';
 import { ChunkTemplates, chunkReadStats } from './chunk-template.js';
 import { readSse, readSseBatches } from './sse-reader.js';
-import { readAnswerText, readErrorText } from './upstream-body.js';
+import { readErrorText } from './upstream-body.js';
 import { checkedChunk, checkedCompletion } from './upstream-shapes.js';
 import type { NativeResponses, ProviderAdapter, ProviderCallContext, ProviderCapabilities, ProviderSettings, SseEvent } from './types.js';
 import { forwardedHeaders, UpstreamClient, upstreamErrorFrom, type UpstreamResponse } from './upstream-http.js';
@@ -58,19 +58,14 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
     context: ProviderCallContext,
     check: (provider: string, parsed: Record<string, unknown>, text: string) => T,
   ): Promise<T> {
-    const response = await this.client.post(path, JSON.stringify(body), forwardedHeaders(context), context.signal);
-    if (response.status >= 400) throw await this.failureOf(response);
-    let text: string;
-    try {
-      text = await readAnswerText(response.body, this.settings);
-    } catch (error) {
-      throw this.client.mapError(error, 'body');
-    }
+    const answer = await this.client.postForText(path, JSON.stringify(body), forwardedHeaders(context), context.signal);
+    if (answer.status >= 400) throw upstreamErrorFrom(this.settings.name, answer.status, answer.text, answer.headers);
+    const text = answer.text;
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
     } catch {
-      throw errors.upstreamBadResponse(this.settings.name, `HTTP ${response.status} with a body that is not JSON`);
+      throw errors.upstreamBadResponse(this.settings.name, `HTTP ${answer.status} with a body that is not JSON`);
     }
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
       throw errors.upstreamBadResponse(this.settings.name, 'the JSON body is not an object');

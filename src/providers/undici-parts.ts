@@ -13,6 +13,8 @@ const require = createRequire(import.meta.url);
 export const Pool = require('undici/lib/dispatcher/pool.js') as typeof UndiciPool;
 export type Pool = UndiciPool;
 export const undiciErrors = require('undici/lib/core/errors.js') as typeof UndiciErrors;
+/** The package's `util.parseHeaders`: raw header pairs to undici's headers object. */
+export const parseHeaders = (require('undici/lib/core/util.js') as { parseHeaders: (headers: Buffer[]) => Record<string, string | string[]> }).parseHeaders;
 
 const apiRequest = require('undici/lib/api/api-request.js') as (this: Dispatcher, options: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>;
 

@@ -1,5 +1,8 @@
 import type { Dispatcher } from 'undici';
 import { Pool, poolRequest, undiciErrors } from './undici-parts.js';
+import { AnswerFailure, dispatchForText, type AnswerText } from './answer-text.js';
+import { ERROR_BODY_PREFIX_BYTES } from './upstream-body.js';
+import { DEFAULT_MAX_RESPONSE_BYTES } from '../config/schema.js';
 import { errors, GatewayError } from '../errors.js';
 import type { AbortSignalLike } from '../client-abort.js';
 import type { ProviderCallContext, ProviderSettings } from './types.js';
@@ -42,29 +45,51 @@ export class UpstreamClient {
     headers: Record<string, string>,
     signal: AbortSignalLike,
   ): Promise<UpstreamResponse> {
+    try {
+      const response = await poolRequest(this.pool, { ...this.requestOptions(path, body, headers), signal: signal as AbortSignal });
+      return { status: response.statusCode, headers: response.headers, body: response.body };
+    } catch (error) {
+      throw this.mapError(error, 'before-headers');
+    }
+  }
+
+  /**
+   * The same request, its answer read whole as text (answer-text.ts: no body stream). An answer of
+   * status < 400 past the provider's maxResponseBytes is a 502; of an error status, the first
+   * ERROR_BODY_PREFIX_BYTES are read. Failures come mapped: before the answer's status as post's,
+   * after it as a body's.
+   */
+  async postForText(path: string, body: string, headers: Record<string, string>, signal: AbortSignalLike): Promise<AnswerText> {
+    const maxBytes = this.settings.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+    let answer: AnswerText;
+    try {
+      answer = await dispatchForText(this.pool, this.requestOptions(path, body, headers), signal, { maxBytes, errorBytes: ERROR_BODY_PREFIX_BYTES });
+    } catch (failure) {
+      throw failure instanceof AnswerFailure ? this.mapError(failure.reason, failure.afterHeaders ? 'body' : 'before-headers') : failure;
+    }
+    if (!answer.complete) {
+      throw errors.upstreamBadResponse(this.settings.name, `an answer larger than ${maxBytes} bytes (providers.${this.settings.name}.maxResponseBytes)`);
+    }
+    return answer;
+  }
+
+  private requestOptions(path: string, body: string, headers: Record<string, string>): Dispatcher.DispatchOptions {
     const outgoing: Record<string, string> = {};
     for (const name in headers) {
       if (!HOP_BY_HOP.has(name.toLowerCase())) outgoing[name] = headers[name];
     }
     this.fixedHeaders ??= { ...this.settings.headers, ...this.authHeaders(), 'content-type': 'application/json' };
     Object.assign(outgoing, this.fixedHeaders);
-    try {
-      const response = await poolRequest(this.pool, {
-        method: 'POST',
-        path: this.basePath + path,
-        headers: outgoing,
-        // As bytes: undici keeps the body it was given until the response ends (a stream: its whole
-        // length) and makes its own Buffer of a string; given the Buffer, only that copy is kept.
-        body: Buffer.from(body),
-        // undici reads `aborted`, `reason` and adds/removes an 'abort' listener: all an AbortSignalLike has.
-        signal: signal as AbortSignal,
-        headersTimeout: this.settings.timeoutMs,
-        bodyTimeout: this.settings.streamIdleTimeoutMs,
-      });
-      return { status: response.statusCode, headers: response.headers, body: response.body };
-    } catch (error) {
-      throw this.mapError(error, 'before-headers');
-    }
+    return {
+      method: 'POST',
+      path: this.basePath + path,
+      headers: outgoing,
+      // As bytes: undici keeps the body it was given until the response ends (a stream: its whole
+      // length) and makes its own Buffer of a string; given the Buffer, only that copy is kept.
+      body: Buffer.from(body),
+      headersTimeout: this.settings.timeoutMs,
+      bodyTimeout: this.settings.streamIdleTimeoutMs,
+    };
   }
 
   /** Adapters override how the key is sent (Bearer by default). */

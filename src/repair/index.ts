@@ -1,4 +1,4 @@
-import type { ChatRequest, RawChatRequest, ToolDefinition } from '../api/chat-types.js';
+import type { ChatRequest, RawChatRequest } from '../api/chat-types.js';
 import { errors, type GatewayError } from '../errors.js';
 import { argumentsPass } from './arguments.js';
 import { callIdsPass } from './call-ids.js';
@@ -10,24 +10,14 @@ import { orphanResultsPass } from './orphan-results.js';
 import { pairResultsPass } from './pair-results.js';
 import { restoreToolCallsPass } from './restore-tool-calls.js';
 import { resultIdsPass } from './result-ids.js';
-import { declaredToolsOf, toolDefinitionsPass } from './tool-definitions.js';
+import { toolDefinitionsPass } from './tool-definitions.js';
 import { toolLoopPass } from './tool-loop.js';
 import { isChatRequest, shapeProblems } from './checked.js';
 import type { Finding, RepairContext, RepairOptions, RepairPass } from './types.js';
-import { derivedOnce } from './request-memo.js';
 import { historyProblems } from './validate.js';
 
-export { declaredToolsOf } from './tool-definitions.js';
+export { declaredToolsOf, declaredToolsOnce } from './tool-definitions.js';
 
-const DECLARED = Symbol('declared tools');
-
-/**
- * declaredToolsOf, computed once per request object: the repair step and the upstream call read
- * the same request when repair changed nothing.
- */
-export function declaredToolsOnce(request: RawChatRequest): ReadonlyMap<string, ToolDefinition> {
-  return derivedOnce(request, DECLARED, declaredToolsOf);
-}
 export { DEFAULT_REPAIR_OPTIONS, FINDING_KINDS, FINDING_KIND_LIST, type FindingKind } from './kinds.js';
 
 /**

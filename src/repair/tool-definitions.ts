@@ -109,6 +109,8 @@ interface Normalized {
   request: RawChatRequest;
   findings: Finding[];
   tools: ToolDefinition[];
+  /** `tools` by name, made at the first declaredToolsOnce (this object is the request's own memo). */
+  byName?: ReadonlyMap<string, ToolDefinition>;
 }
 
 /** `tools[i]` / `functions[i]`: built only for an error or a note, not for every tool of every request. */
@@ -199,7 +201,21 @@ export const toolDefinitionsPass: RepairPass = {
  * with what goes upstream). Throws the catalogue's 400 on duplicate names or nameless tools.
  */
 export function declaredToolsOf(request: RawChatRequest): Map<string, ToolDefinition> {
+  return byName(normalizeOnce(request).tools);
+}
+
+/**
+ * declaredToolsOf, made once per request object (read-only: shared by the repair step and the
+ * upstream call, which read the same request when repair changed nothing). Kept on the request's
+ * normalization memo: one memo slot per request, not two.
+ */
+export function declaredToolsOnce(request: RawChatRequest): ReadonlyMap<string, ToolDefinition> {
+  const normalized = normalizeOnce(request);
+  return (normalized.byName ??= byName(normalized.tools));
+}
+
+function byName(tools: readonly ToolDefinition[]): Map<string, ToolDefinition> {
   const map = new Map<string, ToolDefinition>();
-  for (const tool of normalizeOnce(request).tools) map.set(tool.function.name, tool);
+  for (const tool of tools) map.set(tool.function.name, tool);
   return map;
 }

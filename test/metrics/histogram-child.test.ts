@@ -73,3 +73,42 @@ t.test('a value prom-client refuses is refused the same way', async (t) => {
   t.throws(() => child.observe(Number.NaN), TypeError);
   t.throws(() => child.observe(Number.POSITIVE_INFINITY), TypeError);
 });
+
+t.test('a histogram without labels: the same exposition as prom-client, across reset', async (t) => {
+  const make = () => {
+    const registry = new Registry();
+    const histogram = new Histogram({ name: 'toolgate_test_overhead_seconds', help: 'test', buckets: BUCKETS, registers: [registry] });
+    return { registry, histogram };
+  };
+  const reference = make();
+  const direct = make();
+  const child = directChild(direct.histogram, {});
+  t.equal(await direct.registry.metrics(), await reference.registry.metrics(), 'before any value');
+  for (const value of values(11, 500)) {
+    reference.histogram.observe(value);
+    child.observe(value);
+  }
+  t.equal(await direct.registry.metrics(), await reference.registry.metrics());
+  reference.registry.resetMetrics();
+  direct.registry.resetMetrics();
+  for (const value of [0.0004, 0.3, 7]) {
+    reference.histogram.observe(value);
+    child.observe(value);
+  }
+  t.equal(await direct.registry.metrics(), await reference.registry.metrics(), 'after reset');
+});
+
+t.test('after its first value a child adds to its series itself, labels or none (prom-client observe not called again)', async (t) => {
+  for (const labelNames of [['endpoint'], []]) {
+    const histogram = new Histogram({ name: 'toolgate_test_calls_seconds', help: 'test', labelNames, buckets: BUCKETS, registers: [new Registry()] });
+    const child = directChild(histogram, labelNames.length > 0 ? { endpoint: 'chat_completions' } : {});
+    let calls = 0;
+    const observe = histogram.observe.bind(histogram);
+    histogram.observe = ((...args: Parameters<typeof histogram.observe>) => {
+      calls++;
+      observe(...args);
+    }) as typeof histogram.observe;
+    for (const value of values(3, 100)) child.observe(value);
+    t.equal(calls, 1, `labels: [${labelNames.join(', ')}]`);
+  }
+});

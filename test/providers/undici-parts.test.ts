@@ -2,11 +2,12 @@ import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import * as undici from 'undici';
-import { Pool, requestFunction, undiciErrors } from '../../src/providers/undici-parts.js';
+import { Pool, parseHeaders, requestFunction, undiciErrors } from '../../src/providers/undici-parts.js';
 
 t.test('the parts are the package’s own Pool and error classes', async (t) => {
   t.equal(Pool, undici.Pool);
   t.equal(requestFunction, undici.Pool.prototype.request, 'the request API the package puts on every dispatcher');
+  t.equal(parseHeaders, undici.util.parseHeaders, 'the header parser the JSON-answer handler uses (answer-text.ts)');
   for (const name of ['HeadersTimeoutError', 'BodyTimeoutError', 'ConnectTimeoutError', 'RequestAbortedError', 'SocketError', 'ResponseExceededMaxSizeError'] as const) {
     t.equal(undiciErrors[name], undici.errors[name], name);
   }
