@@ -159,15 +159,22 @@ class LedgerMemory {
 
   /** Whether an index key still points at entry `id`. */
   private isIndexed(text: string, id: number): boolean {
-    const { prefixKey, callKeys } = keysOf(text);
+    // The head's fields read in place (no key object or arrays: this runs at every re-pointed key).
+    const head = readHead(text);
+    const scope = head[0];
+    const prefixKey = prefixKeyOf(scope, head[1]);
     if (prefixKey !== undefined && this.byPrefix.get(prefixKey) === id) return true;
-    return callKeys.some((key) => this.byCallId.get(key) === id);
+    for (let i = 2; i < head.length; i++) if (this.byCallId.get(indexKey(scope, head[i])) === id) return true;
+    return false;
   }
 
   private unindex(text: string, id: number): void {
-    const { prefixKey, callKeys } = keysOf(text);
+    const head = readHead(text);
+    const scope = head[0];
+    const prefixKey = prefixKeyOf(scope, head[1]);
     if (prefixKey !== undefined && this.byPrefix.get(prefixKey) === id) this.byPrefix.delete(prefixKey);
-    for (const key of callKeys) {
+    for (let i = 2; i < head.length; i++) {
+      const key = indexKey(scope, head[i]);
       if (this.byCallId.get(key) === id) this.byCallId.delete(key);
     }
   }
@@ -188,7 +195,7 @@ class LedgerMemory {
 
 /** The index keys a stored entry was filed under, from its head (the same keys record() made). */
 function keysOf(text: string): { prefixKey: string | undefined; callKeys: string[] } {
-  const { scope, prefixFingerprint, callIds } = readHead(text);
+  const [scope, prefixFingerprint, ...callIds] = readHead(text);
   return { prefixKey: prefixKeyOf(scope, prefixFingerprint), callKeys: callIds.map((callId) => indexKey(scope, callId)) };
 }
 
