@@ -1,8 +1,8 @@
 import { LRUCache } from 'lru-cache';
-import { EntryCap, stringBytes, type StoreStats } from '../state/budget.js';
+import { EntryCap, latin1Bytes, stringBytes, type StoreStats } from '../state/budget.js';
 import { ANONYMOUS_SCOPE, scopedKey } from '../state/scope.js';
 import type { ToolCall } from '../api/chat-types.js';
-import { readEntry, readHead, storedCallMeta, storeEntry, withBody } from './stored-entry.js';
+import { hasPlainHead, readEntry, readHead, storedCallMeta, storeEntry, withBody } from './stored-entry.js';
 import { EMPTY_SNAPSHOT, type CallLedger, type LedgerEntry, type LedgerQuery, type LedgerSnapshot } from './types.js';
 
 export const DEFAULT_LEDGER_MAX_BYTES = 16 * 1024 * 1024;
@@ -228,10 +228,18 @@ export function indexKey(scope: string, id: string): string {
 
 /** An entry's bytes: its text, its cache slot, and each index key (a Map entry and the key's characters). */
 function sizeOf(text: string, prefixKey: string | undefined, callKeys: readonly string[]): number {
-  let bytes = stringBytes(text) + SLOT_BYTES;
-  if (prefixKey !== undefined) bytes += INDEX_KEY_BYTES + stringBytes(prefixKey);
-  for (const key of callKeys) bytes += INDEX_KEY_BYTES + stringBytes(key);
+  const textBytes = stringBytes(text);
+  // A key is its scope, a NUL and a head field, and a plain head holds each field as is: when the
+  // text is one byte a character, so is every key (the figure a scan per key gives, without it).
+  const oneByteKeys = hasPlainHead(text) && textBytes === latin1Bytes(text);
+  let bytes = textBytes + SLOT_BYTES;
+  if (prefixKey !== undefined) bytes += INDEX_KEY_BYTES + keyBytes(prefixKey, oneByteKeys);
+  for (const key of callKeys) bytes += INDEX_KEY_BYTES + keyBytes(key, oneByteKeys);
   return bytes;
+}
+
+function keyBytes(key: string, oneByte: boolean): number {
+  return oneByte ? latin1Bytes(key) : stringBytes(key);
 }
 
 /** A view of the memory ledger in one tenant scope; every view shares one storage and budget. */

@@ -60,8 +60,22 @@ function joinHead(scope: string, prefixFingerprint: string, callIds: readonly st
 
 /** The head's fields: [scope, prefix fingerprint ('' for none), ...distinct call ids]. */
 export function readHead(text: string): string[] {
-  const head = text.slice(1, text.indexOf(HEAD_END));
-  return (text.charCodeAt(0) & JSON_HEAD) === 0 ? head.split(SEPARATOR) : (JSON.parse(head) as string[]);
+  const end = text.indexOf(HEAD_END);
+  if ((text.charCodeAt(0) & JSON_HEAD) !== 0) return JSON.parse(text.slice(1, end)) as string[];
+  // Field by field off the text (half the cost of slicing the head, then splitting it).
+  const fields: string[] = [];
+  let from = 1;
+  for (let at = text.indexOf(SEPARATOR, from); at !== -1 && at < end; at = text.indexOf(SEPARATOR, from)) {
+    fields.push(text.slice(from, at));
+    from = at + 1;
+  }
+  fields.push(text.slice(from, end));
+  return fields;
+}
+
+/** Whether the head is the fields as they are (joined), not JSON (which escapes lone surrogates). */
+export function hasPlainHead(text: string): boolean {
+  return (text.charCodeAt(0) & JSON_HEAD) === 0;
 }
 
 /** The entry back, as recorded (a new object each call). */

@@ -50,6 +50,7 @@ t.test('the stored text: the head holds the scope, the fingerprint and the disti
   t.same(readHead(plain), ['tenant-1', 'fp', 'call_1', 'call_2']);
   const separated = storeEntry(entryWith('{}', 'a\u001fb'), 'tenant-1', ['a\u001fb']);
   t.same(readHead(separated), ['tenant-1', 'fp', 'a\u001fb']);
+  t.same(readHead(storeEntry(entryWith('{}', 'c', null, ''), 's', ['c'])), ['s', '', 'c'], 'no fingerprint: an empty field');
 });
 
 t.test('large arguments round-trip and count at least their characters', async (t) => {
