@@ -59,6 +59,13 @@ async function main(): Promise<void> {
   const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
   process.stdout.write('| build | µs per record (fingerprint + record, full ledger), median |\n|---|---:|\n');
   for (const build of builds) process.stdout.write(`| ${build.name} | ${median(samples.get(build.name) ?? []).toFixed(2)} |\n`);
+  // The machine's load drifts between rounds: a ratio within each round (both builds, back to
+  // back) is steadier than the ratio of two medians.
+  const first = samples.get(builds[0].name) ?? [];
+  for (const build of builds.slice(1)) {
+    const ratios = (samples.get(build.name) ?? []).map((value, round) => value / first[round]);
+    process.stdout.write(`\n${build.name} / ${builds[0].name}, median of per-round ratios: ${median(ratios).toFixed(3)}\n`);
+  }
   process.stdout.write('\n| build | heap bytes retained per entry | bytes counted per entry |\n|---|---:|---:|\n');
   for (const build of builds) {
     const { retained, counted } = await held(build, 20_000);

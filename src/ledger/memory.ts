@@ -1,8 +1,8 @@
 import { LRUCache } from 'lru-cache';
-import { EntryCap, stringBytes, type StoreStats } from '../state/budget.js';
+import { EntryCap, latin1Bytes, stringBytes, type StoreStats } from '../state/budget.js';
 import { ANONYMOUS_SCOPE, scopedKey } from '../state/scope.js';
 import type { ToolCall } from '../api/chat-types.js';
-import { readEntry, readHead, storedCallMeta, storeEntry, withBody } from './stored-entry.js';
+import { hasPlainHead, readEntry, readHead, storedCallMeta, storeEntry, withBody } from './stored-entry.js';
 import { EMPTY_SNAPSHOT, type CallLedger, type LedgerEntry, type LedgerQuery, type LedgerSnapshot } from './types.js';
 
 export const DEFAULT_LEDGER_MAX_BYTES = 16 * 1024 * 1024;
@@ -159,15 +159,22 @@ class LedgerMemory {
 
   /** Whether an index key still points at entry `id`. */
   private isIndexed(text: string, id: number): boolean {
-    const { prefixKey, callKeys } = keysOf(text);
+    // The head's fields read in place (no key object or arrays: this runs at every re-pointed key).
+    const head = readHead(text);
+    const scope = head[0];
+    const prefixKey = prefixKeyOf(scope, head[1]);
     if (prefixKey !== undefined && this.byPrefix.get(prefixKey) === id) return true;
-    return callKeys.some((key) => this.byCallId.get(key) === id);
+    for (let i = 2; i < head.length; i++) if (this.byCallId.get(indexKey(scope, head[i])) === id) return true;
+    return false;
   }
 
   private unindex(text: string, id: number): void {
-    const { prefixKey, callKeys } = keysOf(text);
+    const head = readHead(text);
+    const scope = head[0];
+    const prefixKey = prefixKeyOf(scope, head[1]);
     if (prefixKey !== undefined && this.byPrefix.get(prefixKey) === id) this.byPrefix.delete(prefixKey);
-    for (const key of callKeys) {
+    for (let i = 2; i < head.length; i++) {
+      const key = indexKey(scope, head[i]);
       if (this.byCallId.get(key) === id) this.byCallId.delete(key);
     }
   }
@@ -188,7 +195,7 @@ class LedgerMemory {
 
 /** The index keys a stored entry was filed under, from its head (the same keys record() made). */
 function keysOf(text: string): { prefixKey: string | undefined; callKeys: string[] } {
-  const { scope, prefixFingerprint, callIds } = readHead(text);
+  const [scope, prefixFingerprint, ...callIds] = readHead(text);
   return { prefixKey: prefixKeyOf(scope, prefixFingerprint), callKeys: callIds.map((callId) => indexKey(scope, callId)) };
 }
 
@@ -221,10 +228,18 @@ export function indexKey(scope: string, id: string): string {
 
 /** An entry's bytes: its text, its cache slot, and each index key (a Map entry and the key's characters). */
 function sizeOf(text: string, prefixKey: string | undefined, callKeys: readonly string[]): number {
-  let bytes = stringBytes(text) + SLOT_BYTES;
-  if (prefixKey !== undefined) bytes += INDEX_KEY_BYTES + stringBytes(prefixKey);
-  for (const key of callKeys) bytes += INDEX_KEY_BYTES + stringBytes(key);
+  const textBytes = stringBytes(text);
+  // A key is its scope, a NUL and a head field, and a plain head holds each field as is: when the
+  // text is one byte a character, so is every key (the figure a scan per key gives, without it).
+  const oneByteKeys = hasPlainHead(text) && textBytes === latin1Bytes(text);
+  let bytes = textBytes + SLOT_BYTES;
+  if (prefixKey !== undefined) bytes += INDEX_KEY_BYTES + keyBytes(prefixKey, oneByteKeys);
+  for (const key of callKeys) bytes += INDEX_KEY_BYTES + keyBytes(key, oneByteKeys);
   return bytes;
+}
+
+function keyBytes(key: string, oneByte: boolean): number {
+  return oneByte ? latin1Bytes(key) : stringBytes(key);
 }
 
 /** A view of the memory ledger in one tenant scope; every view shares one storage and budget. */

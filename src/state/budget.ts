@@ -37,6 +37,11 @@ export function stringBytes(text: string): number {
   return STRING_BYTES + (TWO_BYTE.test(text) ? text.length * 2 : text.length);
 }
 
+/** `stringBytes` of a text known to be one byte a character (Latin-1): no scan. */
+export function latin1Bytes(text: string): number {
+  return STRING_BYTES + text.length;
+}
+
 /**
  * Approximate heap bytes of a JSON-like value (what a store keeps). One pass with an explicit
  * stack: linear in the value's size, any nesting depth.

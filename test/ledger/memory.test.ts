@@ -86,6 +86,10 @@ t.test('bytes held: each stored text plus its cache slot (96) plus 64 + the key 
     { ledger: base, scope: '', entry: entry('', 'call_only_id') },
     { ledger: base, scope: '', entry: entry('fp-dup', 'call_dup', 'call_dup') },
     { ledger: tenant, scope: 'tenant-1', entry: entry('fp-tenant-é', 'call_t') },
+    // A lone surrogate: raw in a plain head (a two-byte text); escaped in a JSON head (a line feed
+    // in the id), so a one-byte text whose key is still two bytes a character.
+    { ledger: base, scope: '', entry: entry('fp-lone', 'call_\ud800') },
+    { ledger: base, scope: '', entry: entry('fp-json-head', 'call\n\ud800') },
   ];
   let expected = 0;
   for (const { ledger, scope, entry: recorded } of cases) {

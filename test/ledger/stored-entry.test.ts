@@ -23,6 +23,7 @@ const AWKWARD = [
   'погода в Париже 東京 🌦️ (two-byte, astral)',
   'a lone surrogate \ud800 and its mate \udc00',
   'line\nfeed, carriage\rreturn, tab\t, NUL \u0000, LS \u2028 PS \u2029',
+  'unit separator \u001f (what joins a plain head) and \u001f\u001f twice',
   'quotes " and \\ backslashes \\" and JSON-looking text {"a":[1,2]}\n]',
 ];
 
@@ -41,9 +42,15 @@ t.test('a message comes back exactly as recorded, whatever its text holds', asyn
 t.test('the stored text: the head holds the scope, the fingerprint and the distinct call ids', async (t) => {
   const recorded = entryWith('{}', 'id\nwith\nfeeds', 'content\nwith\nfeeds', 'fp\n1');
   const text = storeEntry(recorded, 'tenant-1', ['id\nwith\nfeeds']);
-  t.same(readHead(text), { scope: 'tenant-1', prefixFingerprint: 'fp\n1', callIds: ['id\nwith\nfeeds'] });
+  t.same(readHead(text), ['tenant-1', 'fp\n1', 'id\nwith\nfeeds']);
   t.same(readEntry(text), recorded);
   t.equal(text.split('\n').length, 2, 'one raw line feed: the end of the head');
+  // Usual ids: the head is the fields joined (no JSON); any field holding the separator: JSON.
+  const plain = storeEntry(entryWith('{}', 'call_1'), 'tenant-1', ['call_1', 'call_2']);
+  t.same(readHead(plain), ['tenant-1', 'fp', 'call_1', 'call_2']);
+  const separated = storeEntry(entryWith('{}', 'a\u001fb'), 'tenant-1', ['a\u001fb']);
+  t.same(readHead(separated), ['tenant-1', 'fp', 'a\u001fb']);
+  t.same(readHead(storeEntry(entryWith('{}', 'c', null, ''), 's', ['c'])), ['s', '', 'c'], 'no fingerprint: an empty field');
 });
 
 t.test('large arguments round-trip and count at least their characters', async (t) => {
