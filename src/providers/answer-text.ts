@@ -1,14 +1,16 @@
 import type { Dispatcher } from 'undici';
 import type { AbortSignalLike } from '../client-abort.js';
 import { parseHeaders, undiciErrors } from './undici-parts.js';
+import { decodeUtf8 } from './upstream-body.js';
 
 // A JSON answer read straight off undici's dispatcher into chunks. undici's request() builds, per
 // call, an AsyncResource handler, a Readable body stream (its events: data, end, close) and the
 // headers object, and the caller then listens to that stream to collect it: for an answer read
 // whole, that was ~6 µs of each JSON request's CPU. This handler keeps only what the answer needs
 // (status, the bytes up to a cap) and parses the headers only for an error status, whose
-// retry-after hints are read. Same limits as upstream-body.ts: past the cap the request is aborted
-// (the socket closes instead of going back to the pool mid-body).
+// retry-after hints are read. Every adapter's whole JSON answer is read here (OpenAI-compatible and
+// Gemini); the decoding is upstream-body.ts's. Past the cap the request is aborted (the socket
+// closes instead of going back to the pool mid-body).
 
 export interface AnswerText {
   status: number;
@@ -114,7 +116,7 @@ class AnswerTextHandler {
   private finish(complete: boolean): void {
     if (this.settled) return;
     this.done();
-    this.resolve({ status: this.status, headers: this.headers, text: decode(this.chunks, this.length), complete });
+    this.resolve({ status: this.status, headers: this.headers, text: decodeUtf8(this.chunks, this.length), complete });
   }
 
   private done(): void {
@@ -126,13 +128,6 @@ class AnswerTextHandler {
 /** What undici's request() aborts with: the signal's reason, else its RequestAbortedError. */
 function abortReason(signal: AbortSignalLike): Error {
   return (signal.reason as Error | undefined) ?? new undiciErrors.RequestAbortedError();
-}
-
-function decode(chunks: readonly Buffer[], length: number): string {
-  if (length === 0) return '';
-  const buffer = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, length);
-  const start = length > 2 && buffer[0] === 0xef && buffer[1] === 0xbb && buffer[2] === 0xbf ? 3 : 0;
-  return buffer.toString('utf8', start, length);
 }
 
 /** One request whose whole answer is read as text (see AnswerText); rejects with an AnswerFailure. */

@@ -1,12 +1,11 @@
 import type { Dispatcher } from 'undici';
-import { DEFAULT_MAX_RESPONSE_BYTES } from '../config/schema.js';
-import { errors } from '../errors.js';
-import type { ProviderSettings } from './types.js';
 
-// Upstream answers are untrusted: a whole-body read stops at a byte cap. undici's request() has no
-// per-request size limit (the pool's maxResponseSize would cap long streams too), so bytes are
-// counted per chunk here; past the cap the body is destroyed, which aborts the request and closes
-// the socket instead of returning it to the pool mid-body.
+// Upstream answers are untrusted: the body of an error answer (a stream's error status, or not the
+// event stream asked for) is read to a byte cap. undici's request() has no per-request size limit
+// (the pool's maxResponseSize would cap long streams too), so bytes are counted per chunk here; past
+// the cap the body is destroyed, which aborts the request and closes the socket instead of returning
+// it to the pool mid-body. Whole JSON answers are read off the pool by answer-text.ts, with the
+// same caps and the same decoding (decodeUtf8).
 
 type Body = Dispatcher.ResponseData['body'];
 
@@ -21,25 +20,13 @@ interface Prefix {
 }
 
 /**
- * A 2xx answer's whole body as UTF-8 text (a leading BOM dropped, as undici's text() does). Past the
- * provider's maxResponseBytes: a 502 upstream_bad_response. Transport errors reject as they are.
- */
-export async function readAnswerText(body: Body, provider: Pick<ProviderSettings, 'name' | 'maxResponseBytes'>): Promise<string> {
-  const maxBytes = provider.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
-  const read = await readUpTo(body, maxBytes);
-  if (!read.complete) {
-    throw errors.upstreamBadResponse(provider.name, `an answer larger than ${maxBytes} bytes (providers.${provider.name}.maxResponseBytes)`);
-  }
-  return decode(read);
-}
-
-/**
  * The first maxBytes of an error answer as text, for its message; the rest is not read (the body is
  * destroyed). Never rejects: a body that fails to arrive reads as '' (the status says enough).
  */
 export async function readErrorText(body: Body, maxBytes = ERROR_BODY_PREFIX_BYTES): Promise<string> {
   try {
-    return decode(await readUpTo(body, maxBytes));
+    const { chunks, length } = await readUpTo(body, maxBytes);
+    return decodeUtf8(chunks, length);
   } catch {
     return '';
   }
@@ -88,7 +75,8 @@ function readUpTo(body: Body, maxBytes: number): Promise<Prefix> {
   });
 }
 
-function decode({ chunks, length }: Prefix): string {
+/** The bytes as UTF-8 text, a leading BOM dropped (as undici's text() does). */
+export function decodeUtf8(chunks: readonly Buffer[], length: number): string {
   if (length === 0) return '';
   const buffer = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, length);
   const start = length > 2 && buffer[0] === 0xef && buffer[1] === 0xbb && buffer[2] === 0xbf ? 3 : 0;

@@ -1,62 +1,34 @@
-import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
 import t, { type Test } from 'tap';
 import { ClientAbort } from '../../src/client-abort.js';
 import { ERROR_BODY_PREFIX_BYTES } from '../../src/providers/upstream-body.js';
 import { UpstreamClient } from '../../src/providers/upstream-http.js';
 import type { ProviderSettings } from '../../src/providers/types.js';
+import { pumpingServer, type PumpingServer } from '../helpers/pumping-server.js';
 
 // UpstreamClient.postForText (answer-text.ts): a JSON answer read whole without a body stream, with
-// the limits and error mapping of post + readAnswerText / readErrorText (upstream-body.test.ts):
+// the limits and error mapping of post + readErrorText (upstream-body.test.ts), for every adapter's JSON answer:
 // a byte cap past which the request is cut (its connection not pooled mid-body), an error body
 // read to a 64 KiB prefix and never failing, the client's abort, failures before and after headers.
 
-const CHUNK = Buffer.alloc(16 * 1024, 'x');
-
-interface Served {
+interface Served extends PumpingServer {
   client: UpstreamClient;
-  written: () => number;
-  connections: () => number;
-  closed: () => Promise<void>;
 }
 
-async function serve(t: Test, handler: (res: ServerResponse, pump: (total: number) => void) => void, settings: Partial<ProviderSettings> = {}): Promise<Served> {
-  let written = 0;
-  let connections = 0;
-  let closed = Promise.resolve();
-  const server = createServer((req, res) => {
-    req.resume();
-    closed = new Promise((resolve) => res.on('close', resolve));
-    const pump = (total: number): void => {
-      const next = (): void => {
-        while (written < total && !res.destroyed) {
-          written += CHUNK.length;
-          if (!res.write(CHUNK)) return void res.once('drain', next);
-        }
-        if (!res.destroyed) res.end();
-      };
-      next();
-    };
-    handler(res, pump);
-  });
-  server.on('connection', () => connections++);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+async function serve(t: Test, handler: Parameters<typeof pumpingServer>[1], settings: Partial<ProviderSettings> = {}): Promise<Served> {
+  const server = await pumpingServer(t, handler);
   const client = new UpstreamClient({
     name: 'up',
     type: 'openai-compatible',
-    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+    baseUrl: `${server.origin}/v1`,
     timeoutMs: 5_000,
     streamIdleTimeoutMs: 5_000,
     headers: {},
     maxConnections: 1,
     ...settings,
   } as ProviderSettings);
-  t.teardown(async () => {
-    await client.close();
-    server.closeAllConnections();
-    server.close();
-  });
-  return { client, written: () => written, connections: () => connections, closed: () => closed };
+  t.teardown(() => client.close());
+  return { ...server, client };
 }
 
 const post = (client: UpstreamClient, signal = new ClientAbort().signal) => client.postForText('/chat/completions', '{"a":1}', {}, signal);

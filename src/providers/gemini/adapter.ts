@@ -2,7 +2,7 @@ import type { ChatChunk, ChatCompletion, ChatRequest } from '../../api/chat-type
 import { errors } from '../../errors.js';
 import { readSse, type SseEvent } from '../sse-reader.js';
 import type { ProviderAdapter, ProviderCallContext, ProviderCapabilities, ProviderSettings, ToolNameRule } from '../types.js';
-import { readAnswerText, readErrorText } from '../upstream-body.js';
+import { readErrorText } from '../upstream-body.js';
 import { forwardedHeaders, headerValue, UpstreamClient, type UpstreamResponse } from '../upstream-http.js';
 import { geminiError } from './errors.js';
 import { buildRequest, modelPath } from './request.js';
@@ -43,13 +43,13 @@ export class GeminiAdapter implements ProviderAdapter {
   }
 
   async complete(request: ChatRequest, context: ProviderCallContext): Promise<ChatCompletion> {
-    const { answer, response } = await this.send(request, context, false);
-    const text = await readAnswerText(response.body, this.settings).catch((error: unknown) => {
-      throw this.client.mapError(error, 'body');
-    });
+    const { answer, path, body } = await this.prepare(request, context, false);
+    // The whole answer read as text off the pool, with the same caps as every JSON answer (answer-text.ts).
+    const reply = await this.client.postForText(path, body, forwardedHeaders(context), context.signal);
+    if (reply.status >= 400) throw geminiError(this.settings.name, reply.status, reply.text, headerValue(reply.headers, 'retry-after'));
     let parsed: unknown;
     try {
-      parsed = JSON.parse(text);
+      parsed = JSON.parse(reply.text);
     } catch {
       throw errors.upstreamBadResponse(this.settings.name, 'the body is not JSON');
     }
@@ -62,7 +62,7 @@ export class GeminiAdapter implements ProviderAdapter {
 
   /** Resolves after the first upstream event, so a blocked prompt or early error is a real HTTP status. */
   async stream(request: ChatRequest, context: ProviderCallContext): Promise<AsyncIterable<ChatChunk>> {
-    const { answer, response } = await this.send(request, context, true);
+    const { answer, response } = await this.send(request, context);
     const translator = new StreamTranslator(answer, request.stream_options?.include_usage === true);
     const events = readSse(response.body, (error) => this.client.mapError(error, 'body'), this.settings);
     const first = await this.nextEvent(events);
@@ -115,24 +115,29 @@ export class GeminiAdapter implements ProviderAdapter {
     return checkedGeminiResponse(this.settings.name, parsed);
   }
 
-  private async send(request: ChatRequest, context: ProviderCallContext, stream: boolean): Promise<{ answer: AnswerContext; response: UpstreamResponse }> {
+  /** The translated request (thought signatures from the ledger) and what reading its answer needs. */
+  private async prepare(request: ChatRequest, context: ProviderCallContext, stream: boolean): Promise<{ answer: AnswerContext; path: string; body: string }> {
     if (!this.settings.apiKey) throw errors.providerKeyMissing(this.settings.name, this.settings.apiKeyEnv ?? 'GEMINI_API_KEY');
     const warn = (message: string, detail: Record<string, unknown>) => context.log.warn({ ...detail, provider: this.settings.name, requestId: context.requestId }, message);
     const meta = await lookupCallMeta(context.ledger, request.messages, warn);
     const { body, fixes } = buildRequest(request, { model: context.upstreamModel, meta });
-    const response = await this.client.post(modelPath(context.upstreamModel, stream), JSON.stringify(body), forwardedHeaders(context), context.signal);
+    const answer: AnswerContext = { provider: this.settings.name, model: `${this.settings.name}/${context.upstreamModel}`, fixes, warn };
+    return { answer, path: modelPath(context.upstreamModel, stream), body: JSON.stringify(body) };
+  }
+
+  /** A stream's request: an error status or anything but an event stream is a failure. */
+  private async send(request: ChatRequest, context: ProviderCallContext): Promise<{ answer: AnswerContext; response: UpstreamResponse }> {
+    const { answer, path, body } = await this.prepare(request, context, true);
+    const response = await this.client.post(path, body, forwardedHeaders(context), context.signal);
     if (response.status >= 400) {
       const text = await readErrorText(response.body);
       throw geminiError(this.settings.name, response.status, text, headerValue(response.headers, 'retry-after'));
     }
-    if (stream) {
-      const type = String(response.headers['content-type'] ?? '');
-      if (!type.includes('text/event-stream')) {
-        const text = await readErrorText(response.body);
-        throw errors.upstreamBadResponse(this.settings.name, `expected an event stream, got '${type || 'no content-type'}' (${text.slice(0, 200)})`);
-      }
+    const type = String(response.headers['content-type'] ?? '');
+    if (!type.includes('text/event-stream')) {
+      const text = await readErrorText(response.body);
+      throw errors.upstreamBadResponse(this.settings.name, `expected an event stream, got '${type || 'no content-type'}' (${text.slice(0, 200)})`);
     }
-    const answer: AnswerContext = { provider: this.settings.name, model: `${this.settings.name}/${context.upstreamModel}`, fixes, warn };
     return { answer, response };
   }
 
