@@ -30,7 +30,7 @@ export function storeEntry(entry: LedgerEntry, scope: string, callIds: readonly 
 
 /** The same stored entry with a new body (the head, and so its index keys, unchanged). */
 export function withBody(text: string, entry: LedgerEntry): string {
-  return `${markOf(entry, (text.charCodeAt(0) & JSON_HEAD) === 0)}${text.slice(1, text.indexOf(HEAD_END))}${HEAD_END}${storeBody(entry)}`;
+  return `${markOf(entry, hasPlainHead(text))}${text.slice(1, text.indexOf(HEAD_END))}${HEAD_END}${storeBody(entry)}`;
 }
 
 /** The stored entry's callMeta: no parse when it has none. */
@@ -61,7 +61,7 @@ function joinHead(scope: string, prefixFingerprint: string, callIds: readonly st
 /** The head's fields: [scope, prefix fingerprint ('' for none), ...distinct call ids]. */
 export function readHead(text: string): string[] {
   const end = text.indexOf(HEAD_END);
-  if ((text.charCodeAt(0) & JSON_HEAD) !== 0) return JSON.parse(text.slice(1, end)) as string[];
+  if (!hasPlainHead(text)) return JSON.parse(text.slice(1, end)) as string[];
   // Field by field off the text (half the cost of slicing the head, then splitting it).
   const fields: string[] = [];
   let from = 1;

@@ -7,7 +7,7 @@ import { readSse, readSseBatches } from './sse-reader.js';
 import { readErrorText } from './upstream-body.js';
 import { checkedChunk, checkedCompletion } from './upstream-shapes.js';
 import type { NativeResponses, ProviderAdapter, ProviderCallContext, ProviderCapabilities, ProviderSettings, SseEvent } from './types.js';
-import { forwardedHeaders, UpstreamClient, upstreamErrorFrom, type UpstreamResponse } from './upstream-http.js';
+import { forwardedHeaders, isEventStream, notAnEventStream, UpstreamClient, upstreamErrorFrom, type UpstreamResponse } from './upstream-http.js';
 
 // OpenAI and OpenAI-compatible upstreams (OpenAI, Hugging Face router, Together, vLLM, …):
 // the wire format is already ours, so the adapter only sends, maps errors and reads SSE.
@@ -85,14 +85,7 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
 
   /** Why an answer is not the one asked for: an error status (the upstream's own message) or not an event stream. */
   private async notAStream(response: UpstreamResponse): Promise<GatewayError> {
-    if (response.status >= 400) return this.failureOf(response);
-    const type = String(response.headers['content-type'] ?? '');
-    const text = await readErrorText(response.body);
-    return errors.upstreamBadResponse(this.settings.name, `expected an event stream, got '${type || 'no content-type'}' (${text.slice(0, 200)})`);
-  }
-
-  /** An error status: the upstream's own message, in the catalogue's error. */
-  private async failureOf(response: UpstreamResponse): Promise<GatewayError> {
+    if (response.status < 400) return notAnEventStream(this.settings.name, response);
     const text = await readErrorText(response.body);
     return upstreamErrorFrom(this.settings.name, response.status, text, response.headers);
   }
@@ -100,10 +93,6 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
   async close(): Promise<void> {
     await this.client.close();
   }
-}
-
-function isEventStream(response: UpstreamResponse): boolean {
-  return String(response.headers['content-type'] ?? '').includes('text/event-stream');
 }
 
 function asObject(_provider: string, parsed: Record<string, unknown>): Record<string, unknown> {

@@ -1,7 +1,7 @@
 import type { Dispatcher } from 'undici';
 import { Pool, poolRequest, undiciErrors } from './undici-parts.js';
 import { AnswerFailure, dispatchForText, type AnswerText } from './answer-text.js';
-import { ERROR_BODY_PREFIX_BYTES } from './upstream-body.js';
+import { ERROR_BODY_PREFIX_BYTES, readErrorText } from './upstream-body.js';
 import { DEFAULT_MAX_RESPONSE_BYTES } from '../config/schema.js';
 import { errors, GatewayError } from '../errors.js';
 import type { AbortSignalLike } from '../client-abort.js';
@@ -125,6 +125,18 @@ export function forwardedHeaders(context: Pick<ProviderCallContext, 'forwardHead
 export function headerValue(headers: UpstreamResponse['headers'], name: string): string | undefined {
   const value = headers[name];
   return Array.isArray(value) ? value[0] : value;
+}
+
+/** Whether a stream's answer is the event stream asked for (its content-type). */
+export function isEventStream(response: UpstreamResponse): boolean {
+  return String(response.headers['content-type'] ?? '').includes('text/event-stream');
+}
+
+/** A successful status but not an event stream: a 502 naming what came instead (with the start of its body). */
+export async function notAnEventStream(provider: string, response: UpstreamResponse): Promise<GatewayError> {
+  const type = String(response.headers['content-type'] ?? '');
+  const text = await readErrorText(response.body);
+  return errors.upstreamBadResponse(provider, `expected an event stream, got '${type || 'no content-type'}' (${text.slice(0, 200)})`);
 }
 
 /** Turns an upstream's error body into the catalogue's error, keeping the upstream's own message. */

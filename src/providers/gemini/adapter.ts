@@ -3,7 +3,7 @@ import { errors } from '../../errors.js';
 import { readSse, type SseEvent } from '../sse-reader.js';
 import type { ProviderAdapter, ProviderCallContext, ProviderCapabilities, ProviderSettings, ToolNameRule } from '../types.js';
 import { readErrorText } from '../upstream-body.js';
-import { forwardedHeaders, headerValue, UpstreamClient, type UpstreamResponse } from '../upstream-http.js';
+import { forwardedHeaders, headerValue, isEventStream, notAnEventStream, UpstreamClient, type UpstreamResponse } from '../upstream-http.js';
 import { geminiError } from './errors.js';
 import { buildRequest, modelPath } from './request.js';
 import { toCompletion, type AnswerContext } from './response.js';
@@ -133,11 +133,7 @@ export class GeminiAdapter implements ProviderAdapter {
       const text = await readErrorText(response.body);
       throw geminiError(this.settings.name, response.status, text, headerValue(response.headers, 'retry-after'));
     }
-    const type = String(response.headers['content-type'] ?? '');
-    if (!type.includes('text/event-stream')) {
-      const text = await readErrorText(response.body);
-      throw errors.upstreamBadResponse(this.settings.name, `expected an event stream, got '${type || 'no content-type'}' (${text.slice(0, 200)})`);
-    }
+    if (!isEventStream(response)) throw await notAnEventStream(this.settings.name, response);
     return { answer, response };
   }
 
