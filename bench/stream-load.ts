@@ -20,7 +20,7 @@ import { requestBody } from './scenario.js';
 //
 // Each root needs a built dist/ (npm run build there); default: this checkout. --content=N makes
 // the answer N prose tokens and no tool call (the fast path's best case). --profile writes a V8 CPU
-// profile of each toolgate process into <dir> (summarize with bench/cpuprofile.ts). 127.0.0.1 only.
+// profile of each toolgate process (and of the bare proxy: bare-<mode>) into <dir> (summarize with bench/cpuprofile.ts). 127.0.0.1 only.
 
 function flag(name: string): string | undefined {
   return process.argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
@@ -138,13 +138,13 @@ async function main(): Promise<void> {
   const targets: Target[] = [];
   const bare = new Map<string, Child>();
   try {
-    for (const mode of modes) bare.set(mode, await spawnChild('bare-proxy.mjs', [`${upstream.url}/${mode}/v1`]));
-    targets.push({ label: 'bare', child: bare.get(modes[0]) as Child, runs: new Map() });
     const profileDir = flag('profile');
+    const profiled = (name: string): string[] => (profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${name}.cpuprofile`, '--cpu-prof-interval=250'] : []);
+    for (const mode of modes) bare.set(mode, await spawnChild('bare-proxy.mjs', [`${upstream.url}/${mode}/v1`], { nodeArgs: profiled(`bare-${mode}`) }));
+    targets.push({ label: 'bare', child: bare.get(modes[0]) as Child, runs: new Map() });
     for (const [index, root] of roots.entries()) {
       const label = roots.length > 1 ? `toolgate ${String.fromCharCode(65 + index)}` : 'toolgate';
-      const nodeArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=stream-${index}.cpuprofile`, '--cpu-prof-interval=250'] : [];
-      targets.push({ label, child: await spawnChild('gateway-child.mjs', [config, 'dist', root], { nodeArgs }), runs: new Map() });
+      targets.push({ label, child: await spawnChild('gateway-child.mjs', [config, 'dist', root], { nodeArgs: profiled(`stream-${index}`) }), runs: new Map() });
     }
     await sleep(300);
     const path = '/v1/chat/completions';
