@@ -126,7 +126,7 @@ class AnswerTextHandler {
 }
 
 /** What undici's request() aborts with: the signal's reason, else its RequestAbortedError. */
-function abortReason(signal: AbortSignalLike): Error {
+export function abortReason(signal: AbortSignalLike): Error {
   return (signal.reason as Error | undefined) ?? new undiciErrors.RequestAbortedError();
 }
 

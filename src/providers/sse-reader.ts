@@ -1,10 +1,11 @@
 import { StringDecoder } from 'node:string_decoder';
+import { Readable } from 'node:stream';
 import { createParser, type EventSourceMessage, type EventSourceParser, type ParseError } from 'eventsource-parser';
-import type { Dispatcher } from 'undici';
 import { DEFAULT_MAX_EVENT_BYTES } from '../config/schema.js';
 import { errors } from '../errors.js';
 import type { ProviderSettings, SseEvent } from './types.js';
 import { ITERATION_DONE } from './chunk-batches.js';
+import { readableSource, type ByteSource } from './byte-source.js';
 
 // An upstream that sends a long answer in one burst hands us thousands of events in one chunk; the
 // consumer's work per event runs synchronously between them. Every SLICE_CHECK events the reader checks
@@ -13,13 +14,12 @@ import { ITERATION_DONE } from './chunk-batches.js';
 // SLICE_CHECK events at a time for the same reason.
 const SLICE_CHECK = 32;
 const SLICE_MS = 8;
-/** What dump may read beyond the bytes consumed: the body's buffer (64 KB high-water mark) and 64 KB more. */
-const DUMP_SLACK = 2 * 65_536;
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 export type { SseEvent } from './types.js';
 
-type Body = Dispatcher.ResponseData['body'];
+/** Where a stream's bytes come from: the upstream's ByteSource (answer-stream.ts), or a Node stream (tests, bench). */
+type Body = ByteSource | Readable;
 /** Whose stream it is (named in errors) and its cap on one incomplete event. */
 export type SseLimits = Pick<ProviderSettings, 'name' | 'maxEventBytes'>;
 
@@ -39,22 +39,16 @@ export async function* readSse(body: Body, mapError: (error: unknown) => Error, 
  * the events before it.
  */
 export function readSseBatches<T>(body: Body, mapError: (error: unknown) => Error, map: (event: SseEvent) => T, limits: SseLimits): AsyncIterableIterator<T[]> {
-  return new SseBatchReader(body, mapError, map, limits);
+  return new SseBatchReader(body instanceof Readable ? readableSource(body) : body, mapError, map, limits);
 }
 
 // A hand-written iterator, not an async generator: a stream spends its life suspended in this
 // reader, and each generator layer cost a generator object, its frame and promises per read. It
-// behaves as the generator did, step for step: the body is read as Node's iterator of it read it
-// (nextRead); after a batch was handed over, the time slice is checked before going on; [DONE] or the body's end
-// dumps the rest of the body (the connection is kept), anything else (an error, the consumer
-// stopping) destroys it.
+// behaves as the generator did, step for step: the body is read all it has at a time (nextRead);
+// after a batch was handed over, the time slice is checked before going on; [DONE] or the body's
+// end finishes the body (the rest discarded, the connection kept), anything else (an error, the
+// consumer stopping) cancels it.
 class SseBatchReader<T> implements AsyncIterableIterator<T[]> {
-  /** The body's listeners are on (from the first read to the end of the iteration). */
-  private listening = false;
-  /** How the body ended: undefined while it has not, null at its end, or its error. */
-  private outcome: Error | null | undefined;
-  /** Resolves the wait for the body's next 'readable' or end. */
-  private waiter: (() => void) | undefined;
   private readonly parser: EventSourceParser;
   // StringDecoder, not TextDecoder: the same UTF-8 decoding (a character split across reads is
   // joined) at a third of the set-up cost per stream; the leading BOM TextDecoder drops is dropped here.
@@ -69,7 +63,6 @@ class SseBatchReader<T> implements AsyncIterableIterator<T[]> {
   private failure: { error: unknown } | undefined;
   private overflowed = false;
   private first = true;
-  private bytesRead = 0;
   private sliceStart = 0;
   /** A batch was handed over: the time slice is checked when the consumer comes back. */
   private handedOver = false;
@@ -81,7 +74,7 @@ class SseBatchReader<T> implements AsyncIterableIterator<T[]> {
   private state: 'start' | 'reading' | 'over' = 'start';
 
   constructor(
-    private readonly body: Body,
+    private readonly body: ByteSource,
     private readonly mapError: (error: unknown) => Error,
     private readonly map: (event: SseEvent) => T,
     private readonly limits: SseLimits,
@@ -157,56 +150,19 @@ class SseBatchReader<T> implements AsyncIterableIterator<T[]> {
     return ITERATION_DONE;
   }
 
-  /**
-   * The body's next read (all it has buffered), or null at its end; rejects with its error. What
-   * Node's own iterator of the body did (read(), then wait for 'readable' or the end), without its
-   * generator, its end-of-stream listeners and their closures per stream: the listeners are shared
-   * functions that find this reader on the body.
-   */
+  /** The body's next read (all it has buffered), or null at its end; rejects with its error. */
   private async nextRead(): Promise<Buffer | null> {
-    if (!this.listening) this.listen();
     for (;;) {
-      const chunk = this.body.destroyed ? null : (this.body.read() as Buffer | null);
+      const chunk = this.body.read();
       if (chunk !== null) return chunk;
-      if (this.outcome === null) return null;
-      if (this.outcome !== undefined) throw this.outcome;
-      await new Promise<void>((resolve) => {
-        this.waiter = resolve;
-      });
+      const ended = this.body.ended;
+      if (ended === null) return null;
+      if (ended !== undefined) throw ended;
+      await this.body.wait();
     }
   }
 
-  private listen(): void {
-    this.listening = true;
-    (this.body as ReaderSlot)[READER] = this;
-    this.body.on('readable', onReadable).on('end', onEnd).on('error', onError).on('close', onClose);
-    // A body closed before the first read ends (as it would have for the iterator's end-of-stream check).
-    if (this.body.closed) this.bodyClosed();
-  }
-
-  /** The body's listeners off (stopping early must not destroy it: [DONE] dumps the rest). */
-  private unlisten(): void {
-    if (!this.listening) return;
-    this.listening = false;
-    this.body.off('readable', onReadable).off('end', onEnd).off('error', onError).off('close', onClose);
-    (this.body as ReaderSlot)[READER] = undefined;
-  }
-
-  /** 'readable', or how the body ended (the first of its end, its error, its close). */
-  wake(outcome?: Error | null): void {
-    if (outcome !== undefined && this.outcome === undefined) this.outcome = outcome;
-    const waiter = this.waiter;
-    this.waiter = undefined;
-    waiter?.();
-  }
-
-  /** Closed without 'end': its error, or a premature close (as Node's end-of-stream check reports it). */
-  bodyClosed(): void {
-    this.wake(this.body.errored ?? (this.body.readableEnded ? null : prematureClose()));
-  }
-
   private feed(bytes: Buffer): void {
-    this.bytesRead += bytes.length;
     let text = this.decoder.write(bytes);
     if (this.first && text !== '') {
       this.first = false;
@@ -279,38 +235,10 @@ class SseBatchReader<T> implements AsyncIterableIterator<T[]> {
     if (this.state === 'over') return;
     this.state = 'over';
     this.events = NO_EVENTS;
-    this.unlisten();
-    // dump's limit counts the whole body, read or buffered (at most the body's 64 KB high-water mark
-    // beyond what we read): a fixed 64 KB destroyed the connection of every answer longer than that.
-    if (this.finished) this.body.dump({ limit: this.bytesRead + DUMP_SLACK }).catch(() => undefined);
-    else if (!this.body.destroyed) {
-      // undici emits RequestAbortedError on destroy(); nobody reads this body any more.
-      this.body.on('error', () => undefined);
-      this.body.destroy();
-    }
+    if (this.finished) this.body.finish();
+    else this.body.cancel();
   }
 }
 
 const NO_EVENTS: SseEvent[] = [];
 
-// The body's listeners, shared by every stream: `this` is the body, which points to its reader.
-const READER = Symbol('sse batch reader');
-interface ReaderSlot {
-  [READER]?: SseBatchReader<unknown>;
-}
-function onReadable(this: Body): void {
-  (this as ReaderSlot)[READER]?.wake();
-}
-function onEnd(this: Body): void {
-  (this as ReaderSlot)[READER]?.wake(null);
-}
-function onError(this: Body, error: Error): void {
-  (this as ReaderSlot)[READER]?.wake(error);
-}
-function onClose(this: Body): void {
-  (this as ReaderSlot)[READER]?.bodyClosed();
-}
-
-function prematureClose(): Error {
-  return Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
-}

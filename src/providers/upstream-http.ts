@@ -1,6 +1,7 @@
 import type { Dispatcher } from 'undici';
-import { Pool, poolRequest, undiciErrors } from './undici-parts.js';
+import { Pool, undiciErrors } from './undici-parts.js';
 import { AnswerFailure, dispatchForText, type AnswerText } from './answer-text.js';
+import { dispatchStream, type StreamAnswer } from './answer-stream.js';
 import { ERROR_BODY_PREFIX_BYTES, readErrorText } from './upstream-body.js';
 import { DEFAULT_MAX_RESPONSE_BYTES } from '../config/schema.js';
 import { errors, GatewayError } from '../errors.js';
@@ -10,11 +11,8 @@ import type { ProviderCallContext, ProviderSettings } from './types.js';
 // Pooled HTTP to one upstream origin, with failures mapped to the error catalogue:
 // connect failures → 502, no headers within timeoutMs → 504, a stalled body → 504 (stream idle).
 
-export interface UpstreamResponse {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: Dispatcher.ResponseData['body'];
-}
+/** A streamed answer: its status, its headers (for a status < 400 only content-type and content-length), its body's bytes. */
+export type UpstreamResponse = StreamAnswer;
 
 const HOP_BY_HOP = new Set([
   'connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer',
@@ -39,6 +37,11 @@ export class UpstreamClient {
     });
   }
 
+  /**
+   * A request whose answer is streamed (answer-stream.ts: read straight off the pool, no body
+   * stream). Resolves at the answer's status; failures before it come mapped, later ones reach
+   * the body's reader unmapped (readSse maps them as a body's).
+   */
   async post(
     path: string,
     body: string,
@@ -46,10 +49,9 @@ export class UpstreamClient {
     signal: AbortSignalLike,
   ): Promise<UpstreamResponse> {
     try {
-      const response = await poolRequest(this.pool, { ...this.requestOptions(path, body, headers), signal: signal as AbortSignal });
-      return { status: response.statusCode, headers: response.headers, body: response.body };
-    } catch (error) {
-      throw this.mapError(error, 'before-headers');
+      return await dispatchStream(this.pool, this.requestOptions(path, body, headers), signal);
+    } catch (failure) {
+      throw this.mapError(failure instanceof AnswerFailure ? failure.reason : failure, 'before-headers');
     }
   }
 

@@ -2,12 +2,11 @@ import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import * as undici from 'undici';
-import { Pool, parseHeaders, requestFunction, undiciErrors } from '../../src/providers/undici-parts.js';
+import { Pool, parseHeaders, undiciErrors } from '../../src/providers/undici-parts.js';
 
 t.test('the parts are the package’s own Pool and error classes', async (t) => {
   t.equal(Pool, undici.Pool);
-  t.equal(requestFunction, undici.Pool.prototype.request, 'the request API the package puts on every dispatcher');
-  t.equal(parseHeaders, undici.util.parseHeaders, 'the header parser the JSON-answer handler uses (answer-text.ts)');
+  t.equal(parseHeaders, undici.util.parseHeaders, 'the header parser the answer handlers use (answer-text.ts, answer-stream.ts)');
   for (const name of ['HeadersTimeoutError', 'BodyTimeoutError', 'ConnectTimeoutError', 'RequestAbortedError', 'SocketError', 'ResponseExceededMaxSizeError'] as const) {
     t.equal(undiciErrors[name], undici.errors[name], name);
   }
@@ -21,11 +20,12 @@ t.test('the upstream client works, and loads no more of undici than those parts'
     "const { createServer } = await import('node:http');",
     "const { createRequire } = await import('node:module');",
     "const { UpstreamClient } = await import('./src/providers/upstream-http.ts');",
+    "const { readErrorText } = await import('./src/providers/upstream-body.ts');",
     "const server = createServer((req, res) => { let body = ''; req.on('data', (d) => (body += d)); req.on('end', () => res.end(JSON.stringify({ got: body }))); });",
     "await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));",
     "const client = new UpstreamClient({ name: 'up', type: 'openai-compatible', baseUrl: `http://127.0.0.1:${server.address().port}/v1`, timeoutMs: 5000, streamIdleTimeoutMs: 5000, headers: {} });",
     "const response = await client.post('/chat/completions', '{\"a\":1}', {}, new AbortController().signal);",
-    'const text = await response.body.text();',
+    'const text = await readErrorText(response.body);',
     'await client.close(); server.close();',
     'const cache = createRequire(import.meta.url).cache;',
     "console.log(JSON.stringify({ status: response.status, text, files: Object.keys(cache).filter((file) => file.includes('/node_modules/undici/')) }));",
