@@ -33,6 +33,11 @@ export function withBody(text: string, entry: LedgerEntry): string {
   return `${markOf(entry, hasPlainHead(text))}${text.slice(1, text.indexOf(HEAD_END))}${HEAD_END}${storeBody(entry)}`;
 }
 
+/** Whether a stored entry whose first character (its mark) is `mark` holds callMeta. */
+export function markHasMeta(mark: number): boolean {
+  return (mark & HAS_META) !== 0;
+}
+
 /** The stored entry's callMeta: no parse when it has none. */
 export function storedCallMeta(text: string): LedgerEntry['callMeta'] {
   return (text.charCodeAt(0) & HAS_META) === 0 ? undefined : readEntry(text).callMeta;
