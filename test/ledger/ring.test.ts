@@ -77,6 +77,18 @@ t.test('a key in one scope hashing like another scope\'s: the scopes never see e
   t.equal((await base.lookup({ callIds: [], prefixFingerprints: [fa] })).byPrefix.size, 1);
 });
 
+t.test('the same call id in two scopes whose keys hash alike: each scope finds only its own', async (t) => {
+  const [scopeA, scopeB] = collision((scope) => callHash(scope, 'call_1'), (i) => `scope-${i}`);
+  const base = new MemoryLedger();
+  await base.forScope(scopeA).record(entry('', ['call_1'], '{"scope":"a"}'));
+  t.equal((await base.forScope(scopeB).lookup({ callIds: ['call_1'], prefixFingerprints: [] })).byCallId.size, 0, 'b sees nothing of a');
+  await base.forScope(scopeB).record(entry('', ['call_1'], '{"scope":"b"}'));
+  t.equal(base.size, 2, "b's record did not take a's key");
+  const seen = async (scope: string) => (await base.forScope(scope).lookup({ callIds: ['call_1'], prefixFingerprints: [] })).byCallId.get('call_1')?.message.tool_calls?.[0].function.arguments;
+  t.equal(await seen(scopeA), '{"scope":"a"}');
+  t.equal(await seen(scopeB), '{"scope":"b"}');
+});
+
 t.test('the same ids in two scopes: re-pointing or evicting one scope\'s keys leaves the other\'s', async (t) => {
   const base = new MemoryLedger({ maxEntries: 4 });
   const alpha = base.forScope('alpha');
