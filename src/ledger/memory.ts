@@ -1,5 +1,5 @@
 import { EntryCap, type StoreStats } from '../state/budget.js';
-import { ANONYMOUS_SCOPE, scopedKey } from '../state/scope.js';
+import { ANONYMOUS_SCOPE } from '../state/scope.js';
 import type { ToolCall } from '../api/chat-types.js';
 import { ByteRing, MAX_RING_BYTES, UTF16 } from './byte-ring.js';
 import { callHash, KeyIndex, prefixHash } from './key-index.js';
@@ -283,17 +283,6 @@ function distinctCallIds(calls: readonly ToolCall[] | undefined): string[] {
     if (typeof id === 'string' && id !== '' && !ids.includes(id)) ids.push(id);
   }
   return ids;
-}
-
-/**
- * The index key of an id (call id or fingerprint) in a scope. In the anonymous scope the id
- * itself (no string built per key, the common single-tenant case), with a leading NUL when it
- * holds one; in a key's scope `<scope>NUL<id>`. Scope ids are non-empty and hold no NUL, so no
- * key of one scope equals a key of another.
- */
-export function indexKey(scope: string, id: string): string {
-  if (scope !== ANONYMOUS_SCOPE) return scopedKey(scope, id);
-  return id.includes('\u0000') ? `\u0000${id}` : id;
 }
 
 /** A view of the memory ledger in one tenant scope; every view shares one storage and budget. */
