@@ -10,7 +10,8 @@ import { requestBody } from './scenario.js';
 // pipeline records it under: µs per record, builds alternated over rounds, each build's dist/
 // loaded in this process. For A/B of a ledger change too small to show in a whole request.
 // Then what an entry holds: heap bytes retained per entry (heapUsed after full GCs, 20,000 entries
-// in a ledger that evicts none) next to the bytes the ledger counts for it (its budget's figure).
+// in a ledger that evicts none), off-heap bytes (ArrayBuffers: a ring ledger's Buffer, at its
+// allocated size, and typed arrays) next to the bytes the ledger counts for it (its budget's figure).
 //
 //   node --import tsx bench/ledger-record.ts --gw=before=<root> --gw=after=<root> [--iterations=20000] [--rounds=6]
 
@@ -66,10 +67,10 @@ async function main(): Promise<void> {
     const ratios = (samples.get(build.name) ?? []).map((value, round) => value / first[round]);
     process.stdout.write(`\n${build.name} / ${builds[0].name}, median of per-round ratios: ${median(ratios).toFixed(3)}\n`);
   }
-  process.stdout.write('\n| build | heap bytes retained per entry | bytes counted per entry |\n|---|---:|---:|\n');
+  process.stdout.write('\n| build | heap bytes retained per entry | off-heap bytes per entry | bytes counted per entry |\n|---|---:|---:|---:|\n');
   for (const build of builds) {
-    const { retained, counted } = await held(build, 20_000);
-    process.stdout.write(`| ${build.name} | ${retained.toFixed(0)} | ${counted.toFixed(0)} |\n`);
+    const { retained, offHeap, counted } = await held(build, 20_000);
+    process.stdout.write(`| ${build.name} | ${retained.toFixed(0)} | ${offHeap.toFixed(0)} | ${counted.toFixed(0)} |\n`);
   }
 }
 
@@ -79,15 +80,17 @@ function fullGc(): void {
   (vm.runInNewContext('gc') as () => void)();
 }
 
-async function held(build: Build, entries: number): Promise<{ retained: number; counted: number }> {
+async function held(build: Build, entries: number): Promise<{ retained: number; offHeap: number; counted: number }> {
   build.ledger = new build.Ledger(); // the timed one goes
   const ledger = new build.Ledger({ maxEntries: 1_000_000, maxBytes: 1e12 });
   fullGc();
-  const before = process.memoryUsage().heapUsed;
+  const before = process.memoryUsage();
   for (let i = 0; i < entries; i++) await ledger.record(entry(build));
   fullGc();
-  const retained = (process.memoryUsage().heapUsed - before) / entries;
-  return { retained, counted: (ledger.stats().bytes ?? 0) / ledger.size };
+  const after = process.memoryUsage();
+  const retained = (after.heapUsed - before.heapUsed) / entries;
+  const offHeap = (after.arrayBuffers - before.arrayBuffers) / entries;
+  return { retained, offHeap, counted: (ledger.stats().bytes ?? 0) / ledger.size };
 }
 
 main().catch((error: unknown) => {

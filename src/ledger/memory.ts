@@ -1,98 +1,117 @@
-import { LRUCache } from 'lru-cache';
-import { EntryCap, latin1Bytes, stringBytes, type StoreStats } from '../state/budget.js';
-import { ANONYMOUS_SCOPE, scopedKey } from '../state/scope.js';
+import { EntryCap, type StoreStats } from '../state/budget.js';
+import { ANONYMOUS_SCOPE } from '../state/scope.js';
 import type { ToolCall } from '../api/chat-types.js';
-import { hasPlainHead, readEntry, readHead, storedCallMeta, storeEntry, withBody } from './stored-entry.js';
+import { ByteRing, MAX_RING_BYTES, UTF16 } from './byte-ring.js';
+import { callHash, KeyIndex, prefixHash } from './key-index.js';
+import { markHasMeta, readEntry, readHead, storedCallMeta, storeEntry, withBody } from './stored-entry.js';
 import { EMPTY_SNAPSHOT, type CallLedger, type LedgerEntry, type LedgerQuery, type LedgerSnapshot } from './types.js';
 
 export const DEFAULT_LEDGER_MAX_BYTES = 16 * 1024 * 1024;
 export const DEFAULT_LEDGER_MAX_ENTRY_BYTES = 1024 * 1024;
 
 export interface MemoryLedgerOptions {
-  /** Most assistant messages remembered (LRU beyond that). Default 10,000. */
+  /** Most assistant messages remembered (least recently used go beyond that). Default 10,000. */
   maxEntries?: number;
   /** How long an entry lives. Default 1 hour. */
   ttlMs?: number;
-  /** Most bytes held (estimated), every scope together; LRU beyond that. Default 16 MiB. */
+  /** Most bytes held (see LEDGER_SLOT_BYTES), every scope together; oldest go beyond that. Default 16 MiB. */
   maxBytes?: number;
   /** An entry larger than this is not stored (onOversize is told). Default 1 MiB. */
   maxEntryBytes?: number;
   onOversize?: (bytes: number, limit: number) => void;
-  /** Clock override for tests (lru-cache `perf`). */
+  /** Clock override for tests (milliseconds; default performance.now). */
   clock?: { now: () => number };
 }
 
-const INDEX_KEY_BYTES = 64; // a Map entry and its key's header, besides the key's characters
-// An entry's slot in lru-cache (its key map entry and the slots of its parallel arrays).
-const SLOT_BYTES = 96;
+// What an entry is counted for: its bytes in the ring (4 per head field for the field's key hash,
+// then its text, UTF-8 or UTF-16LE) plus what it takes outside the ring, in typed arrays: its slot
+// (8 Int32s and a Float64, with growth slack) and per head field an index position (3 Int32s at
+// most half full). Bytes of an entry dropped early stay counted until the ring reclaims them.
+export const LEDGER_SLOT_BYTES = 64;
+export const LEDGER_KEY_BYTES = 28; // 4 in the ring + 24 in the index
+const FIELD_COUNT_SHIFT = 8; // a slot's flags hold its head's field count (bar the scope) above this
+const CALL_FIELDS_END = 0x7fff_ffff; // call ids are head fields 2 and on; the prefix is field 1
 const DONE: Promise<void> = Promise.resolve(); // what record() hands back: one settled promise for every call
 
 /**
- * The in-process ledger storage: entries (each one string, see stored-entry.ts) in one lru-cache
- * with TTL and a byte budget (plus the entry-count bound), two plain indexes over them (prefix
- * fingerprint, call id) whose keys carry the tenant scope. An entry leaving the cache (evicted,
- * expired, replaced) leaves both indexes, so the budget bounds the indexes too.
+ * The in-process ledger storage: entries as bytes in a ring outside the V8 heap (byte-ring.ts,
+ * oldest reclaimed first, a byte budget and an entry-count bound), each the stored text of
+ * stored-entry.ts behind its index keys' hashes; one index (key-index.ts) from scoped keys (prefix
+ * fingerprint, call id) to entries. An entry that leaves (evicted, expired, replaced) leaves the
+ * index. A lookup hit re-appends the entry (least recently used go first); TTL is checked on read.
  */
 class LedgerMemory {
-  private readonly entries: LRUCache<number, string>;
-  private readonly byPrefix = new Map<string, number>();
-  private readonly byCallId = new Map<string, number>();
+  private readonly ring: ByteRing;
+  private readonly index: KeyIndex;
   private readonly parsedInLookup = new Map<number, LedgerEntry>();
   private readonly cap: EntryCap;
   private readonly maxBytes: number;
   private readonly maxEntries: number;
-  private nextId = 1;
+  private readonly ttlMs: number;
+  private readonly clock: { now: () => number };
+  private hashes = new Int32Array(8); // the key hashes of the entry being written (head fields 1..n)
 
   constructor(options: MemoryLedgerOptions) {
     this.maxEntries = Math.max(1, Math.floor(options.maxEntries ?? 10_000));
     this.maxBytes = Math.max(1, Math.floor(options.maxBytes ?? DEFAULT_LEDGER_MAX_BYTES));
-    this.cap = new EntryCap({ maxEntryBytes: Math.min(this.maxBytes, options.maxEntryBytes ?? DEFAULT_LEDGER_MAX_ENTRY_BYTES), onOversize: options.onOversize });
-    this.entries = new LRUCache<number, string>({
-      // maxSize, not `max`: lru-cache preallocates `max` slots up front (slow, tens of MB).
-      // Each set passes its size (the entry's text and its index keys).
-      maxSize: this.maxBytes,
-      ttl: Math.max(1, Math.floor(options.ttlMs ?? 3_600_000)),
-      ttlResolution: 0,
-      ...(options.clock ? { perf: options.clock } : {}),
-      dispose: (text, id) => this.unindex(text, id),
+    this.ttlMs = Math.max(1, Math.floor(options.ttlMs ?? 3_600_000));
+    this.clock = options.clock ?? performance;
+    const maxEntryBytes = Math.min(this.maxBytes, MAX_RING_BYTES, options.maxEntryBytes ?? DEFAULT_LEDGER_MAX_ENTRY_BYTES);
+    this.cap = new EntryCap({ maxEntryBytes, onOversize: options.onOversize });
+    this.ring = new ByteRing(Math.min(this.maxBytes, MAX_RING_BYTES), (slot) => this.unindex(slot));
+    this.index = new KeyIndex((slot, field, scope, id) => {
+      const head = readHead(this.headTextOf(slot));
+      return head[0] === scope && head[field] === id;
     });
   }
 
   record(entry: LedgerEntry, scope: string): void {
     const callIds = distinctCallIds(entry.message.tool_calls);
-    const callKeys = callIds.map((id) => indexKey(scope, id));
-    const existing = this.idsByCalls(callKeys);
+    const now = this.clock.now();
+    const existing = this.entriesOfCalls(scope, callIds, now);
     // Adapters record provider data (e.g. Gemini thought signatures) under the call ids before the
     // pipeline records the final message: per-call metadata is merged, never lost.
     if (entry.prefixFingerprint === '' && existing.length > 0) {
-      for (const id of existing) this.mergeMetaInto(id, entry.callMeta);
+      for (const slot of existing) this.mergeMetaInto(slot, entry.callMeta, now);
       return;
     }
-    const prefixKey = prefixKeyOf(scope, entry.prefixFingerprint);
-    if (prefixKey === undefined && callKeys.length === 0) return;
-    const callMeta = existing.length === 0 ? entry.callMeta : mergeCallMeta([...existing.map((id) => this.callMetaAt(id)), entry.callMeta]);
+    if (entry.prefixFingerprint === '' && callIds.length === 0) return;
+    const callMeta = existing.length === 0 ? entry.callMeta : mergeCallMeta([...existing.map((slot) => this.callMetaAt(slot)), entry.callMeta]);
     const text = storeEntry(callMeta === entry.callMeta ? entry : { ...entry, callMeta }, scope, callIds);
-    const bytes = sizeOf(text, prefixKey, callKeys);
-    if (!this.cap.admits(bytes)) return;
-    const id = this.nextId++;
-    if (prefixKey !== undefined) this.point(this.byPrefix, prefixKey, id);
-    for (const key of callKeys) this.point(this.byCallId, key, id);
-    this.entries.set(id, text, { size: bytes });
-    while (this.entries.size > this.maxEntries) this.entries.pop();
+    const fields = 1 + callIds.length;
+    if (this.hashes.length < fields) this.hashes = new Int32Array(fields * 2);
+    this.hashes[0] = entry.prefixFingerprint === '' ? 0 : prefixHash(scope, entry.prefixFingerprint);
+    for (let i = 0; i < callIds.length; i++) this.hashes[i + 1] = callHash(scope, callIds[i]);
+    const slot = this.write(text, fields, now);
+    if (slot === -1) return;
+    // After the write: its evictions may have taken keys' previous entries out of the index.
+    if (entry.prefixFingerprint !== '') this.point(this.hashes[0], scope, entry.prefixFingerprint, 1, slot);
+    for (let i = 0; i < callIds.length; i++) this.point(this.hashes[i + 1], scope, callIds[i], i + 2, slot);
   }
 
   /** What the ledger knows of the query; a miss (most requests) is the shared EMPTY_SNAPSHOT, no maps built. */
   lookup(query: LedgerQuery, scope: string): LedgerSnapshot {
     let byCallId: Map<string, LedgerEntry> | undefined;
     let byPrefix: Map<string, LedgerEntry> | undefined;
+    if (this.index.size === 0) return EMPTY_SNAPSHOT;
+    const now = this.clock.now();
     try {
       for (const callId of query.callIds) {
-        const entry = this.parsedAt(this.byCallId.get(indexKey(scope, callId)));
+        const entry = this.parsedAt(this.liveSlotOf(callHash(scope, callId), scope, callId, 2, CALL_FIELDS_END, now));
         if (entry) (byCallId ??= new Map()).set(callId, entry);
       }
       for (const fingerprint of query.prefixFingerprints) {
-        const entry = this.parsedAt(this.byPrefix.get(indexKey(scope, fingerprint)));
+        const entry = this.parsedAt(this.liveSlotOf(prefixHash(scope, fingerprint), scope, fingerprint, 1, 1, now));
         if (entry) (byPrefix ??= new Map()).set(fingerprint, entry);
+      }
+      // A hit counts as use: the entry goes to the head of the ring (after the reads: a slot found
+      // twice is one object).
+      if (this.parsedInLookup.size > 0) {
+        const hits = [...this.parsedInLookup.keys()].map((slot) => [slot, this.ring.generationOf(slot)]);
+        for (const [slot, generation] of hits) {
+          // One re-append may evict another hit, and its slot go to a new entry.
+          if (this.ring.generationOf(slot) === generation) this.reappend(slot, this.textOf(slot), this.ring.startedAtOf(slot));
+        }
       }
     } finally {
       this.parsedInLookup.clear();
@@ -102,106 +121,157 @@ class LedgerMemory {
   }
 
   stats(): StoreStats {
-    return { bytes: this.entries.calculatedSize, entries: this.entries.size, maxBytes: this.maxBytes, rejected: this.cap.rejected };
+    return { bytes: this.ring.heldBytes, entries: this.ring.live, maxBytes: this.maxBytes, rejected: this.cap.rejected };
   }
 
   get size(): number {
-    return this.entries.size;
+    return this.ring.live;
   }
 
   clear(): void {
-    this.entries.clear();
-    this.byPrefix.clear();
-    this.byCallId.clear();
+    this.ring.clear();
+    this.index.clear();
   }
 
-  /** The entries the given call keys point at, each once, in call order (a get per distinct entry: it counts as use). */
-  private idsByCalls(callKeys: readonly string[]): number[] {
-    const ids: number[] = [];
-    if (this.byCallId.size === 0) return ids;
-    for (const key of callKeys) {
-      const id = this.byCallId.get(key);
-      if (id === undefined || ids.includes(id)) continue;
-      if (this.entries.get(id) !== undefined) ids.push(id);
+  /** The live entries the given call ids point at, each once, in call order (expired ones are dropped). */
+  private entriesOfCalls(scope: string, callIds: readonly string[], now: number): number[] {
+    const slots: number[] = [];
+    if (this.index.size === 0) return slots;
+    for (const callId of callIds) {
+      const slot = this.liveSlotOf(callHash(scope, callId), scope, callId, 2, CALL_FIELDS_END, now);
+      if (slot !== -1 && !slots.includes(slot)) slots.push(slot);
     }
-    return ids;
+    return slots;
   }
 
-  /**
-   * Entry `id` parsed back (counts as use), once per lookup: a message found by its prefix and by
-   * its call ids is one object. lookup is synchronous, so one map serves every lookup.
-   */
-  private parsedAt(id: number | undefined): LedgerEntry | undefined {
-    if (id === undefined) return undefined;
-    const known = this.parsedInLookup.get(id);
+  /** The entry a key points at, -1 for none; an expired one leaves (it is never returned). */
+  private liveSlotOf(hash: number, scope: string, id: string, fromField: number, toField: number, now: number): number {
+    const position = this.index.find(hash, scope, id, fromField, toField);
+    if (position === -1) return -1;
+    const slot = this.index.slotAt(position);
+    if (now - this.ring.startedAtOf(slot) <= this.ttlMs) return slot;
+    this.remove(slot);
+    return -1;
+  }
+
+  /** Entry `slot` parsed back, once per lookup: a message found by its prefix and by its call ids is one object. */
+  private parsedAt(slot: number): LedgerEntry | undefined {
+    if (slot === -1) return undefined;
+    const known = this.parsedInLookup.get(slot);
     if (known) return known;
-    const text = this.entries.get(id);
-    if (text === undefined) return undefined;
-    const entry = readEntry(text);
-    this.parsedInLookup.set(id, entry);
+    const entry = readEntry(this.textOf(slot));
+    this.parsedInLookup.set(slot, entry);
     return entry;
   }
 
-  /** The callMeta of stored entry `id`, without counting as use (no parse when it has none). */
-  private callMetaAt(id: number): LedgerEntry['callMeta'] {
-    const text = this.entries.peek(id);
-    return text === undefined ? undefined : storedCallMeta(text);
+  /** The callMeta of entry `slot` (no decoding when its mark says it has none). */
+  private callMetaAt(slot: number): LedgerEntry['callMeta'] {
+    const at = this.textStartOf(slot);
+    return markHasMeta(this.ring.bytes[at]) ? storedCallMeta(this.textOf(slot)) : undefined;
   }
 
-  /** Points an index key at entry `id`; the entry it pointed at before loses it (and goes when it has none left). */
-  private point(index: Map<string, number>, key: string, id: number): void {
-    const previous = index.get(key);
-    index.set(key, id);
-    if (previous === undefined || previous === id) return;
-    const text = this.entries.peek(previous);
-    if (text !== undefined && !this.isIndexed(text, previous)) this.entries.delete(previous);
-  }
-
-  /** Whether an index key still points at entry `id`. */
-  private isIndexed(text: string, id: number): boolean {
-    // The head's fields read in place (no key object or arrays: this runs at every re-pointed key).
-    const head = readHead(text);
-    const scope = head[0];
-    const prefixKey = prefixKeyOf(scope, head[1]);
-    if (prefixKey !== undefined && this.byPrefix.get(prefixKey) === id) return true;
-    for (let i = 2; i < head.length; i++) if (this.byCallId.get(indexKey(scope, head[i])) === id) return true;
-    return false;
-  }
-
-  private unindex(text: string, id: number): void {
-    const head = readHead(text);
-    const scope = head[0];
-    const prefixKey = prefixKeyOf(scope, head[1]);
-    if (prefixKey !== undefined && this.byPrefix.get(prefixKey) === id) this.byPrefix.delete(prefixKey);
-    for (let i = 2; i < head.length; i++) {
-      const key = indexKey(scope, head[i]);
-      if (this.byCallId.get(key) === id) this.byCallId.delete(key);
+  /** Points a key at entry `slot`; the entry it pointed at before loses it (and goes when it has none left). */
+  private point(hash: number, scope: string, id: string, field: number, slot: number): void {
+    this.ring.addRefs(slot, 1);
+    const position = field === 1 ? this.index.find(hash, scope, id, 1, 1) : this.index.find(hash, scope, id, 2, CALL_FIELDS_END);
+    if (position === -1) {
+      this.index.insert(hash, slot, field);
+      return;
     }
+    const previous = this.index.slotAt(position);
+    this.index.repoint(position, slot, field);
+    if (this.ring.addRefs(previous, -1) === 0) this.remove(previous);
   }
 
-  /** Merges call metadata into entry `id` in place (same id, same keys) and re-counts its size. */
-  private mergeMetaInto(id: number, callMeta: LedgerEntry['callMeta']): void {
-    const text = this.entries.peek(id);
-    if (text === undefined || !callMeta) return;
+  /** Takes entry `slot` out of the index and marks it dead. */
+  private remove(slot: number): void {
+    this.unindex(slot);
+    this.ring.drop(slot);
+  }
+
+  /** Takes every key still pointing at entry `slot` out of the index. */
+  private unindex(slot: number): void {
+    const fields = this.ring.flagsOf(slot) >>> FIELD_COUNT_SHIFT;
+    const at = this.ring.offsetOf(slot);
+    const bytes = this.ring.bytes;
+    for (let field = 1; field <= fields; field++) this.index.remove(bytes.readInt32LE(at + (field - 1) * 4), slot, field);
+    this.ring.addRefs(slot, -this.ring.addRefs(slot, 0));
+  }
+
+  /** Merges call metadata into entry `slot` (same keys; counts as a new write: TTL from now). */
+  private mergeMetaInto(slot: number, callMeta: LedgerEntry['callMeta'], now: number): void {
+    if (!callMeta) return;
+    const text = this.textOf(slot);
     const stored = readEntry(text);
-    const updated = withBody(text, { ...stored, callMeta: mergeCallMeta([stored.callMeta, callMeta]) });
-    const { prefixKey, callKeys } = keysOf(text);
-    const bytes = sizeOf(updated, prefixKey, callKeys);
-    if (!this.cap.admits(bytes)) return;
-    // Same id and keys: no dispose, which would unindex them.
-    this.entries.set(id, updated, { size: bytes, noDisposeOnSet: true });
+    this.reappend(slot, withBody(text, { ...stored, callMeta: mergeCallMeta([stored.callMeta, callMeta]) }), now);
+  }
+
+  /**
+   * Entry `slot` written again at the head of the ring as `text` (its head unchanged), under the
+   * keys that still point at it; the old bytes die. Refused (the entry stays) when over the cap.
+   */
+  private reappend(slot: number, text: string, startedAt: number): void {
+    if (!this.ring.isLive(slot)) return; // a read in the same lookup may have evicted it
+    const fields = this.ring.flagsOf(slot) >>> FIELD_COUNT_SHIFT;
+    if (this.hashes.length < fields) this.hashes = new Int32Array(fields * 2);
+    const at = this.ring.offsetOf(slot);
+    for (let i = 0; i < fields; i++) this.hashes[i] = this.ring.bytes.readInt32LE(at + i * 4);
+    const indexed: number[] = [];
+    for (let field = 1; field <= fields; field++) if (this.index.remove(this.hashes[field - 1], slot, field)) indexed.push(field);
+    if (!this.cap.admits(encodedBytes(text) + fields * 4 + LEDGER_SLOT_BYTES + fields * LEDGER_KEY_BYTES)) {
+      for (const field of indexed) this.index.insert(this.hashes[field - 1], slot, field);
+      return;
+    }
+    this.ring.addRefs(slot, -this.ring.addRefs(slot, 0));
+    this.ring.drop(slot);
+    const moved = this.write(text, fields, startedAt);
+    for (const field of indexed) this.index.insert(this.hashes[field - 1], moved, field);
+    this.ring.addRefs(moved, indexed.length);
+  }
+
+  /** Appends `text` under the key hashes in `this.hashes` (head fields 1..fields); its slot, -1 when over the cap. */
+  private write(text: string, fields: number, startedAt: number): number {
+    const wellFormed = isWellFormed(text);
+    const textBytes = wellFormed ? Buffer.byteLength(text, 'utf8') : text.length * 2;
+    const length = fields * 4 + textBytes;
+    const counted = length + LEDGER_SLOT_BYTES + fields * LEDGER_KEY_BYTES;
+    if (!this.cap.admits(counted)) return -1;
+    const flags = (fields << FIELD_COUNT_SHIFT) | (wellFormed ? 0 : UTF16);
+    const slot = this.ring.append(length, counted, this.maxBytes, this.maxEntries, flags, startedAt);
+    const bytes = this.ring.bytes;
+    let at = this.ring.offsetOf(slot);
+    for (let i = 0; i < fields; i++, at += 4) bytes.writeInt32LE(this.hashes[i], at);
+    bytes.write(text, at, textBytes, wellFormed ? 'utf8' : 'utf16le');
+    return slot;
+  }
+
+  private textStartOf(slot: number): number {
+    return this.ring.offsetOf(slot) + (this.ring.flagsOf(slot) >>> FIELD_COUNT_SHIFT) * 4;
+  }
+
+  /** Entry `slot`'s stored text. */
+  private textOf(slot: number): string {
+    const start = this.textStartOf(slot);
+    const end = this.ring.offsetOf(slot) + this.ring.lengthOf(slot);
+    return this.ring.bytes.toString((this.ring.flagsOf(slot) & UTF16) === 0 ? 'utf8' : 'utf16le', start, end);
+  }
+
+  /** The stored text up to its head's end (what readHead needs): a UTF-8 line feed is one byte, never inside another character. */
+  private headTextOf(slot: number): string {
+    if ((this.ring.flagsOf(slot) & UTF16) !== 0) return this.textOf(slot);
+    const start = this.textStartOf(slot);
+    const end = this.ring.bytes.indexOf(0x0a, start);
+    return this.ring.bytes.toString('utf8', start, end + 1);
   }
 }
 
-/** The index keys a stored entry was filed under, from its head (the same keys record() made). */
-function keysOf(text: string): { prefixKey: string | undefined; callKeys: string[] } {
-  const [scope, prefixFingerprint, ...callIds] = readHead(text);
-  return { prefixKey: prefixKeyOf(scope, prefixFingerprint), callKeys: callIds.map((callId) => indexKey(scope, callId)) };
+/** Whether a text has no lone surrogate (then UTF-8 holds it exactly). */
+function isWellFormed(text: string): boolean {
+  return (text as unknown as { isWellFormed(): boolean }).isWellFormed();
 }
 
-/** The prefix index key of a fingerprint ('' is none: an entry recorded for its call ids only). */
-function prefixKeyOf(scope: string, prefixFingerprint: string): string | undefined {
-  return prefixFingerprint === '' ? undefined : indexKey(scope, prefixFingerprint);
+function encodedBytes(text: string): number {
+  return isWellFormed(text) ? Buffer.byteLength(text, 'utf8') : text.length * 2;
 }
 
 /** The distinct non-empty call ids of a message's calls, in call order. */
@@ -213,33 +283,6 @@ function distinctCallIds(calls: readonly ToolCall[] | undefined): string[] {
     if (typeof id === 'string' && id !== '' && !ids.includes(id)) ids.push(id);
   }
   return ids;
-}
-
-/**
- * The index key of an id (call id or fingerprint) in a scope. In the anonymous scope the id
- * itself (no string built per key, the common single-tenant case), with a leading NUL when it
- * holds one; in a key's scope `<scope>NUL<id>`. Scope ids are non-empty and hold no NUL, so no
- * key of one scope equals a key of another.
- */
-export function indexKey(scope: string, id: string): string {
-  if (scope !== ANONYMOUS_SCOPE) return scopedKey(scope, id);
-  return id.includes('\u0000') ? `\u0000${id}` : id;
-}
-
-/** An entry's bytes: its text, its cache slot, and each index key (a Map entry and the key's characters). */
-function sizeOf(text: string, prefixKey: string | undefined, callKeys: readonly string[]): number {
-  const textBytes = stringBytes(text);
-  // A key is its scope, a NUL and a head field, and a plain head holds each field as is: when the
-  // text is one byte a character, so is every key (the figure a scan per key gives, without it).
-  const oneByteKeys = hasPlainHead(text) && textBytes === latin1Bytes(text);
-  let bytes = textBytes + SLOT_BYTES;
-  if (prefixKey !== undefined) bytes += INDEX_KEY_BYTES + keyBytes(prefixKey, oneByteKeys);
-  for (const key of callKeys) bytes += INDEX_KEY_BYTES + keyBytes(key, oneByteKeys);
-  return bytes;
-}
-
-function keyBytes(key: string, oneByte: boolean): number {
-  return oneByte ? latin1Bytes(key) : stringBytes(key);
 }
 
 /** A view of the memory ledger in one tenant scope; every view shares one storage and budget. */

@@ -1,10 +1,10 @@
 import type { LedgerEntry } from './types.js';
 
-// How the memory ledger keeps an entry: ONE string, not an object graph. Every tool-calling answer
-// is recorded and almost none is ever looked up again, so an entry is written far more often than
-// read: a string is one old-generation object (a dozen before: the entry, its message, the calls
-// and their functions, a holder, a key array, key strings), copies nothing the caller can still
-// change, and gives the garbage collector nothing to scan inside. A hit parses it back (a fresh copy).
+// How the memory ledger keeps an entry: ONE text, not an object graph, written as bytes into the
+// ledger's ring (byte-ring.ts) outside the V8 heap. Every tool-calling answer is recorded and almost
+// none is ever looked up again, so an entry is written far more often than read: the text copies
+// nothing the caller can still change, and the string dies young once its bytes are in the ring.
+// A hit decodes and parses it back (a fresh copy); a key's hash is verified against the head.
 //
 // Layout: `<mark><head>\n<body>`.
 //   mark — one of '0'..'3': bit 1 when the body holds callMeta (a record whose call ids are already
@@ -31,6 +31,11 @@ export function storeEntry(entry: LedgerEntry, scope: string, callIds: readonly 
 /** The same stored entry with a new body (the head, and so its index keys, unchanged). */
 export function withBody(text: string, entry: LedgerEntry): string {
   return `${markOf(entry, hasPlainHead(text))}${text.slice(1, text.indexOf(HEAD_END))}${HEAD_END}${storeBody(entry)}`;
+}
+
+/** Whether a stored entry whose first character (its mark) is `mark` holds callMeta. */
+export function markHasMeta(mark: number): boolean {
+  return (mark & HAS_META) !== 0;
 }
 
 /** The stored entry's callMeta: no parse when it has none. */

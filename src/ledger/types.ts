@@ -26,7 +26,7 @@ export interface LedgerQuery {
 }
 
 /**
- * Storage seam: memory (lru-cache, TTL + byte budget) by default; Redis implements the same.
+ * Storage seam: memory (a byte ring off the V8 heap, TTL + byte budget) by default; Redis implements the same.
  * A ledger object is a view of one tenant scope (see src/state/scope.ts): record and lookup
  * see only that scope's entries; the gateway's own object is the anonymous scope, and
  * `forScope` gives the view of a gateway key over the same storage.

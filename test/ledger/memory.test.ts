@@ -74,31 +74,34 @@ t.test('callMeta recorded by an adapter survives the pipeline record of the same
   t.equal(again.byPrefix.get('fp1')?.createdAt, 2);
 });
 
-t.test('bytes held: each stored text plus its cache slot (96) plus 64 + the key per index key (the figure /metrics reports)', async (t) => {
-  const { stringBytes } = await import('../../src/state/budget.js');
+t.test('bytes held: each entry\'s ring bytes (4 per head field, then its text in UTF-8, or UTF-16LE with a lone surrogate) plus its slot (64) plus 28 per head field (the figure /metrics reports)', async (t) => {
   const { storeEntry } = await import('../../src/ledger/stored-entry.js');
-  const { indexKey } = await import('../../src/ledger/memory.js');
+  const { LEDGER_KEY_BYTES, LEDGER_SLOT_BYTES } = await import('../../src/ledger/memory.js');
+  t.equal(LEDGER_SLOT_BYTES, 64);
+  t.equal(LEDGER_KEY_BYTES, 28);
   const base = new MemoryLedger();
   const tenant = base.forScope('tenant-1');
-  const cases: Array<{ ledger: typeof base | typeof tenant; scope: string; entry: LedgerEntry }> = [
+  const cases: Array<{ ledger: typeof base | typeof tenant; scope: string; entry: LedgerEntry; utf16?: true }> = [
     { ledger: base, scope: '', entry: entry('fp-latin', 'call_a', 'call_b') },
     { ledger: base, scope: '', entry: entry('fp-two-byte', 'звонок_1') },
     { ledger: base, scope: '', entry: entry('', 'call_only_id') },
     { ledger: base, scope: '', entry: entry('fp-dup', 'call_dup', 'call_dup') },
     { ledger: tenant, scope: 'tenant-1', entry: entry('fp-tenant-é', 'call_t') },
-    // A lone surrogate: raw in a plain head (a two-byte text); escaped in a JSON head (a line feed
-    // in the id), so a one-byte text whose key is still two bytes a character.
-    { ledger: base, scope: '', entry: entry('fp-lone', 'call_\ud800') },
+    // A lone surrogate raw in a plain head: the text is kept as UTF-16LE (UTF-8 cannot hold it);
+    // in a JSON head it is escaped, so UTF-8 again.
+    { ledger: base, scope: '', entry: entry('fp-lone', 'call_\ud800'), utf16: true },
     { ledger: base, scope: '', entry: entry('fp-json-head', 'call\n\ud800') },
   ];
   let expected = 0;
-  for (const { ledger, scope, entry: recorded } of cases) {
+  for (const { ledger, scope, entry: recorded, utf16 } of cases) {
     const ids = [...new Set((recorded.message.tool_calls ?? []).map((call) => call.id))];
-    const keys = [...(recorded.prefixFingerprint !== '' ? [recorded.prefixFingerprint] : []), ...ids].map((id) => indexKey(scope, id));
-    expected += stringBytes(storeEntry(recorded, scope, ids)) + 96 + keys.reduce((sum, key) => sum + 64 + stringBytes(key), 0);
+    const text = storeEntry(recorded, scope, ids);
+    const fields = 1 + ids.length;
+    expected += fields * 4 + (utf16 ? text.length * 2 : Buffer.byteLength(text, 'utf8')) + 64 + 28 * fields;
     await ledger.record(recorded);
     t.equal(base.stats().bytes, expected, `after ${recorded.prefixFingerprint || 'no prefix'}`);
   }
+  t.equal(base.stats().entries, cases.length);
 });
 
 t.test('an index key recorded again points at the newer entry; an entry left without keys goes', async (t) => {
