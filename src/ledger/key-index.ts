@@ -1,3 +1,4 @@
+import { getRandomValues } from 'node:crypto';
 // The memory ledger's index (prefix fingerprint or call id → entry) without a heap object per key:
 // an open-addressing table in typed arrays holding, per key, a 32-bit hash of the scoped key, the
 // entry's slot and which field of the entry's head the key is. Hashes only narrow the search: a
@@ -110,8 +111,17 @@ export class KeyIndex {
   }
 }
 
-const PREFIX_SEED = 0x811c9dc5 | 0;
-const CALL_SEED = 0x2545f491 | 0;
+// Seeded per process: call ids reach the ledger from model output a client can steer, and ids
+// crafted offline to share a hash would pile into one probe run (every step a head read). With a
+// secret starting state a collision found for one process says nothing of another's (V8 seeds its
+// own string hashes, which the Maps used before relied on, the same way).
+const [PREFIX_SEED, CALL_SEED] = randomSeeds();
+
+function randomSeeds(): [number, number] {
+  const seeds = new Int32Array(2);
+  getRandomValues(seeds);
+  return [seeds[0], seeds[1]];
+}
 
 /** The hash of a prefix fingerprint's key in a scope. */
 export function prefixHash(scope: string, fingerprint: string): number {
