@@ -90,7 +90,7 @@ export const ledgerSchema = z
   .object({
     ttlSeconds: z.number().int().positive().default(86_400),
     maxEntries: z.number().int().positive().default(100_000),
-    /** Byte budget of the in-memory call ledger (estimated heap bytes, every gateway key together). */
+    /** Byte budget of the in-memory call ledger (its byte ring plus a fixed cost per entry and index key, every gateway key together). */
     maxBytes: z.number().int().positive().default(16 * 1024 * 1024),
     /** A ledger entry larger than this is not stored (memory and Redis); a warning is logged. */
     maxEntryBytes: z.number().int().positive().default(1024 * 1024),
