@@ -13,7 +13,7 @@ import { gatewayConfig, requestBody } from './scenario.js';
 // TTFB p50 at c=1, both over the bare proxy.
 //
 //   node --import tsx bench/json-compare.ts --gw=before=/path/to/root --gw=after=/path/to/root
-//        [--rounds=5] [--duration=4] [--profile=<label>] [--no-latency]
+//        [--rounds=5] [--duration=4] [--profile=<label>] [--no-latency] [--connections=32]
 //
 // Each root needs a built dist/. With --profile=<label> that build (or bare / parse) also runs once with --cpu-prof
 // and its top functions are printed (the .cpuprofile is kept in the OS temp folder). 127.0.0.1 only.
@@ -43,6 +43,7 @@ async function main(): Promise<void> {
   const durationS = Number(flags('duration')[0] ?? 4);
   const profileLabel = flags('profile')[0];
   const latency = !process.argv.includes('--no-latency');
+  const connections = Number(flags('connections')[0] ?? 32);
   const tmp = mkdtempSync(join(os.tmpdir(), 'toolgate-json-compare-'));
   const upstream = await spawnChild('upstream.ts', []);
   const config = join(tmp, 'gateway.yaml');
@@ -57,13 +58,13 @@ async function main(): Promise<void> {
     for (const { label, root } of gateways) {
       targets.push({ label, kind: 'toolgate', root, child: await spawnChild('gateway-child.mjs', [config, 'dist', root]), ...structuredClone(fresh) });
     }
-    for (const target of targets) await jsonLoad(target.child.url + path, body, 32, 2);
+    for (const target of targets) await jsonLoad(target.child.url + path, body, connections, 2);
     log(`${rounds} rounds × ${durationS} s; load average ${loadAverage().join(' ')}`);
     for (let r = 0; r < rounds; r++) {
       const order = r % 2 === 0 ? targets : [...targets].reverse();
       for (const target of order) {
         const before = procCpuMs(target.child.pid);
-        const run = await jsonLoad(target.child.url + path, body, 32, durationS);
+        const run = await jsonLoad(target.child.url + path, body, connections, durationS);
         const cpuUs = ((procCpuMs(target.child.pid) - before) * 1000) / Math.max(1, run.requests);
         target.rows.push({ round: r, rps: run.rps, cpuUs, p99: run.p99 });
         log(`r${r} ${target.label}: ${run.rps} req/s, ${round(cpuUs, 0)} µs CPU/req, p99 ${run.p99} ms${run.errors + run.non2xx ? `, ${run.errors + run.non2xx} errors` : ''}`);
@@ -113,7 +114,7 @@ async function main(): Promise<void> {
   const lines = [
     `# JSON path — ${new Date().toISOString().slice(0, 16)} UTC, ${rounds} rounds × ${durationS} s alternated, medians; load average at end ${loadAverage().join(' / ')}`,
     '',
-    '| target | req/s c=32 | CPU µs/req | ×bare | ×parsing proxy | p99 ms c=32 | added p99 ms (paced, ¼ of bare) | added TTFB p50 ms c=1 |',
+    `| target | req/s c=${connections} | CPU µs/req | ×bare | ×parsing proxy | p99 ms c=${connections} | added p99 ms (paced, ¼ of bare) | added TTFB p50 ms c=1 |`,
     '|---|---:|---:|---:|---:|---:|---:|---:|',
     ...targets.map((t) => {
       const added = (values: number[], base: number[]): string => (values.length && base.length ? String(round(median(values) - median(base), 2)) : '');
