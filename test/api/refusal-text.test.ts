@@ -1,4 +1,4 @@
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { withRefusalText } from '../../src/api/refusal-text.js';
 
 // `"refusal":null` put into an upstream's answer text (src/api/refusal-text.ts). Whenever a text comes
@@ -15,7 +15,7 @@ function lacksOf(text: string): boolean[] {
 }
 
 /** Checks a returned text against the parsed answer; true when a text came back. */
-function check(t: Tap.Test, text: string, title: string): boolean {
+function check(t: Test, text: string, title: string): boolean {
   const lacks = lacksOf(text);
   const out = withRefusalText(text, lacks);
   if (out === undefined) return false;
