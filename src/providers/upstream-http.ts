@@ -61,11 +61,23 @@ export class UpstreamClient {
    * ERROR_BODY_PREFIX_BYTES are read. Failures come mapped: before the answer's status as post's,
    * after it as a body's.
    */
-  async postForText(path: string, body: string, headers: Record<string, string>, signal: AbortSignalLike): Promise<AnswerText> {
+  postForText(path: string, body: string, headers: Record<string, string>, signal: AbortSignalLike): Promise<AnswerText> {
+    // Not async itself: a suspended async function keeps its parameters, and the body text (a few KB
+    // per request) would then live, and be promoted, until the answer came; its bytes are what is sent.
+    let options: Dispatcher.DispatchOptions;
+    try {
+      options = this.requestOptions(path, body, headers);
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
+    return this.textOf(options, signal);
+  }
+
+  private async textOf(options: Dispatcher.DispatchOptions, signal: AbortSignalLike): Promise<AnswerText> {
     const maxBytes = this.settings.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     let answer: AnswerText;
     try {
-      answer = await dispatchForText(this.pool, this.requestOptions(path, body, headers), signal, { maxBytes, errorBytes: ERROR_BODY_PREFIX_BYTES });
+      answer = await dispatchForText(this.pool, options, signal, { maxBytes, errorBytes: ERROR_BODY_PREFIX_BYTES });
     } catch (failure) {
       throw failure instanceof AnswerFailure ? this.mapError(failure.reason, failure.afterHeaders ? 'body' : 'before-headers') : failure;
     }

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { chatRequestOf } from '../api/validated-body.js';
-import { forgetRawJson, rawJsonOf } from '../api/raw-json.js';
+import { forgetRawJson, rawJsonOf, withRawJson } from '../api/raw-json.js';
+import { withRefusalText } from '../api/refusal-text.js';
 import type { ChatChunk, ChatCompletion } from '../api/chat-types.js';
 import type { GatewayError } from '../errors.js';
 import type { Gateway } from '../gateway.js';
@@ -29,14 +30,23 @@ export function registerChatCompletions(app: FastifyInstance, gateway: Gateway):
 
 /**
  * The answer as the client gets it. An answer normalization left as it is (the same object the
- * adapter parsed, see api/raw-json.ts) that already has every `refusal` goes out as the upstream's
- * own JSON text: the same JSON value, without serializing it again. Others are serialized.
+ * adapter parsed, see api/raw-json.ts) goes out as the upstream's own JSON text: the same JSON value,
+ * without serializing it again; a missing `refusal` goes into that text where that is provably exact
+ * (api/refusal-text.ts, first in its message). Others are serialized.
  */
 export function sendCompletion(reply: FastifyReply, completion: ChatCompletion): FastifyReply {
   const raw = rawJsonOf(completion);
-  const added = withRefusalField(completion);
-  if (raw !== undefined && !added) return reply.type(JSON_TYPE).send(raw);
-  return reply.send(completion);
+  const lacks = withRefusalField(completion);
+  if (raw === undefined) return reply.send(completion);
+  if (lacks === undefined) return reply.type(JSON_TYPE).send(raw);
+  const text = withRefusalText(raw, lacks);
+  // The answer now holds the field; it keeps the text that says so, or none (serialized from now on).
+  if (text === undefined) {
+    forgetRawJson(completion);
+    return reply.send(completion);
+  }
+  withRawJson(completion, text);
+  return reply.type(JSON_TYPE).send(text);
 }
 
 /** Fastify's own content-type for an object payload. */
@@ -44,18 +54,19 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 
 /**
  * OpenAI's spec makes `message.refusal` required (nullable): null where nothing was refused.
- * True when it added one; the answer then no longer matches the upstream's text, which it forgets.
+ * Adds it where missing; says which choices lacked it, or undefined when none did.
  */
-function withRefusalField(completion: ChatCompletion): boolean {
-  let added = false;
-  for (const choice of completion.choices) {
-    if (choice.message.refusal === undefined) {
-      choice.message.refusal = null;
-      added = true;
-    }
+function withRefusalField(completion: ChatCompletion): boolean[] | undefined {
+  let lacks: boolean[] | undefined;
+  const choices = completion.choices;
+  for (let i = 0; i < choices.length; i++) {
+    const message = choices[i].message;
+    if (message.refusal !== undefined) continue;
+    message.refusal = null;
+    lacks ??= choices.map(() => false);
+    lacks[i] = true;
   }
-  if (added) forgetRawJson(completion);
-  return added;
+  return lacks;
 }
 
 /**
