@@ -7,6 +7,7 @@ import { readSseBatches } from '../../src/providers/sse-reader.js';
 import { ERROR_BODY_PREFIX_BYTES, readErrorText } from '../../src/providers/upstream-body.js';
 import { UpstreamClient } from '../../src/providers/upstream-http.js';
 import type { ProviderSettings } from '../../src/providers/types.js';
+import { testUpstreamClient } from '../helpers/test-upstream-client.js';
 
 // A streamed answer read straight off undici's dispatcher (answer-stream.ts), through the client
 // and the SSE reader as the adapters use them: backpressure, the client's abort, the idle timeout,
@@ -31,16 +32,7 @@ async function upstream(t: Test, handler: (req: IncomingMessage, res: ServerResp
     handler(req, res);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const client = new UpstreamClient({
-    name: 'up',
-    type: 'openai-compatible',
-    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
-    timeoutMs: 5_000,
-    streamIdleTimeoutMs: 5_000,
-    headers: {},
-    maxConnections: 1,
-    ...settings,
-  } as ProviderSettings);
+  const client = testUpstreamClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, settings);
   t.teardown(async () => {
     await client.close();
     server.closeAllConnections();

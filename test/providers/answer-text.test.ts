@@ -5,6 +5,7 @@ import { ERROR_BODY_PREFIX_BYTES } from '../../src/providers/upstream-body.js';
 import { UpstreamClient } from '../../src/providers/upstream-http.js';
 import type { ProviderSettings } from '../../src/providers/types.js';
 import { pumpingServer, type PumpingServer } from '../helpers/pumping-server.js';
+import { testUpstreamClient } from '../helpers/test-upstream-client.js';
 
 // UpstreamClient.postForText (answer-text.ts): a JSON answer read whole without a body stream, with
 // the limits and error mapping of post + readErrorText (upstream-body.test.ts), for every adapter's JSON answer:
@@ -17,16 +18,7 @@ interface Served extends PumpingServer {
 
 async function serve(t: Test, handler: Parameters<typeof pumpingServer>[1], settings: Partial<ProviderSettings> = {}): Promise<Served> {
   const server = await pumpingServer(t, handler);
-  const client = new UpstreamClient({
-    name: 'up',
-    type: 'openai-compatible',
-    baseUrl: `${server.origin}/v1`,
-    timeoutMs: 5_000,
-    streamIdleTimeoutMs: 5_000,
-    headers: {},
-    maxConnections: 1,
-    ...settings,
-  } as ProviderSettings);
+  const client = testUpstreamClient(server.origin, settings);
   t.teardown(() => client.close());
   return { ...server, client };
 }
