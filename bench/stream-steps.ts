@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pathToFileURL } from 'node:url';
@@ -25,6 +26,7 @@ interface Normalizer {
 interface Build {
   label: string;
   streamChunkReader: (provider: string) => Fn;
+  /** The build's reader over a Node stream (builds whose reader takes a ByteSource get it adapted by their own readableSource). */
   readSseBatches: (body: Readable, mapError: Fn, map: Fn, limits: { name: string }) => AsyncIterable<object[]>;
   createStreamNormalizer: (ctx: object) => Normalizer;
   rawJsonOf: (value: object) => string | undefined;
@@ -32,15 +34,21 @@ interface Build {
   RepairBudget: new () => object;
 }
 
+function fromReadable(read: Build['readSseBatches'], adapt: ((body: Readable) => unknown) | undefined): Build['readSseBatches'] {
+  return adapt ? (body, mapError, map, limits) => read(adapt(body) as Readable, mapError, map, limits) : read;
+}
+
 async function load(label: string, root: string): Promise<Build> {
   const module = async (path: string): Promise<Record<string, unknown>> => (await import(pathToFileURL(join(root, 'dist', path)).href)) as Record<string, unknown>;
   const [adapter, reader, normalizer, raw, sse, budget] = await Promise.all(
     ['providers/openai-compatible.js', 'providers/sse-reader.js', 'toolcalls/normalize-stream.js', 'api/raw-json.js', 'http/sse.js', 'repair/bounded-json.js'].map(module),
   );
+  // Builds from the tenth round on read a ByteSource (providers/byte-source.js); older ones a Readable.
+  const bytes = existsSync(join(root, 'dist', 'providers', 'byte-source.js')) ? await module('providers/byte-source.js') : undefined;
   return {
     label,
     streamChunkReader: adapter.streamChunkReader as Build['streamChunkReader'],
-    readSseBatches: reader.readSseBatches as Build['readSseBatches'],
+    readSseBatches: fromReadable(reader.readSseBatches as Build['readSseBatches'], bytes?.readableSource as ((body: Readable) => unknown) | undefined),
     createStreamNormalizer: normalizer.createStreamNormalizer as Build['createStreamNormalizer'],
     rawJsonOf: raw.rawJsonOf as Build['rawJsonOf'],
     sseData: sse.sseData as Build['sseData'],

@@ -3,8 +3,8 @@ import type { Dispatcher } from 'undici';
 
 // Where the SSE reader and the error-text reader take an upstream body's bytes from. In production
 // a stream's answer is read straight off undici's dispatcher (answer-stream.ts: no Readable, no
-// events); readableSource adapts a Node stream (undici's request() body, tests, bench/stream-steps)
-// to the same interface, so the reader's core does not depend on where the bytes come from.
+// events); readableSource adapts a Node stream (undici's request() body in tests, bench/stream-steps)
+// to the same interface at the caller's edge, so the reader takes one kind of source.
 
 /** An upstream body, read a batch of bytes at a time, pulled by its one reader. */
 export interface ByteSource {

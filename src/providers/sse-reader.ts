@@ -1,11 +1,10 @@
 import { StringDecoder } from 'node:string_decoder';
-import { Readable } from 'node:stream';
 import { createParser, type EventSourceMessage, type EventSourceParser, type ParseError } from 'eventsource-parser';
 import { DEFAULT_MAX_EVENT_BYTES } from '../config/schema.js';
 import { errors } from '../errors.js';
 import type { ProviderSettings, SseEvent } from './types.js';
 import { ITERATION_DONE } from './chunk-batches.js';
-import { readableSource, type ByteSource } from './byte-source.js';
+import type { ByteSource } from './byte-source.js';
 
 // An upstream that sends a long answer in one burst hands us thousands of events in one chunk; the
 // consumer's work per event runs synchronously between them. Every SLICE_CHECK events the reader checks
@@ -18,8 +17,6 @@ const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(reso
 
 export type { SseEvent } from './types.js';
 
-/** Where a stream's bytes come from: the upstream's ByteSource (answer-stream.ts), or a Node stream (tests, bench). */
-type Body = ByteSource | Readable;
 /** Whose stream it is (named in errors) and its cap on one incomplete event. */
 export type SseLimits = Pick<ProviderSettings, 'name' | 'maxEventBytes'>;
 
@@ -27,7 +24,7 @@ export type SseLimits = Pick<ProviderSettings, 'name' | 'maxEventBytes'>;
  * Reads an upstream SSE body event by event. Yields as soon as an event is complete; no
  * whole-stream buffering. Stops at `data: [DONE]`. Transport errors are passed to `mapError`.
  */
-export async function* readSse(body: Body, mapError: (error: unknown) => Error, limits: SseLimits): AsyncGenerator<SseEvent> {
+export async function* readSse(body: ByteSource, mapError: (error: unknown) => Error, limits: SseLimits): AsyncGenerator<SseEvent> {
   for await (const batch of readSseBatches(body, mapError, (event) => event, limits)) yield* batch;
 }
 
@@ -38,8 +35,8 @@ export async function* readSse(body: Body, mapError: (error: unknown) => Error, 
  * incomplete past `limits.maxEventBytes` ends the stream with a 502 upstream_bad_response, after
  * the events before it.
  */
-export function readSseBatches<T>(body: Body, mapError: (error: unknown) => Error, map: (event: SseEvent) => T, limits: SseLimits): AsyncIterableIterator<T[]> {
-  return new SseBatchReader(body instanceof Readable ? readableSource(body) : body, mapError, map, limits);
+export function readSseBatches<T>(body: ByteSource, mapError: (error: unknown) => Error, map: (event: SseEvent) => T, limits: SseLimits): AsyncIterableIterator<T[]> {
+  return new SseBatchReader(body, mapError, map, limits);
 }
 
 // A hand-written iterator, not an async generator: a stream spends its life suspended in this

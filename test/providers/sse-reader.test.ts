@@ -4,9 +4,16 @@ import { Readable } from 'node:stream';
 import t from 'tap';
 import { settledHeap } from '../helpers/heap.js';
 import { Pool, type Dispatcher } from 'undici';
-import { readSse, readSseBatches, type SseLimits } from '../../src/providers/sse-reader.js';
+import { readableSource } from '../../src/providers/byte-source.js';
+import { readSse as readSseFrom, readSseBatches as readSseBatchesFrom, type SseEvent, type SseLimits } from '../../src/providers/sse-reader.js';
 
 const LIMITS: SseLimits = { name: 'test' };
+
+// The reader takes a ByteSource; these tests drive it with Node streams (undici's request() body,
+// stand-ins), adapted at this edge.
+const readSse = (body: Readable, mapError: (error: unknown) => Error, limits: SseLimits): AsyncGenerator<SseEvent> => readSseFrom(readableSource(body), mapError, limits);
+const readSseBatches = <T>(body: Readable, mapError: (error: unknown) => Error, map: (event: SseEvent) => T, limits: SseLimits): AsyncIterableIterator<T[]> =>
+  readSseBatchesFrom(readableSource(body), mapError, map, limits);
 
 // A body stand-in with the two things readSse uses from undici's body: iterator() and dump()/destroy().
 function burstBody(text: string): Dispatcher.ResponseData['body'] {
