@@ -15,6 +15,7 @@ import { gatewayConfig, requestBody } from './scenario.js';
 //
 //   node --import tsx bench/old-gen.ts --gw=base=<root> --gw=new=<root> [--mode=json|paced]
 //        [--rate=1500] [--duration=15] [--rounds=3] [--heavy=4] [--node=<binary>] [--node-args="..."] [--bare]
+//        [--args-<label>="--flag ..."] (node flags for one build only: the same root twice for a flag A/B)
 //        [--same-timeouts=<label>] (that build's providers with streamIdleTimeoutMs = timeoutMs)
 //        [--snapshot=<path prefix>] (a heap snapshot of each build halfway through each round)
 //        [--sites=N] (the N largest allocation sites of what survived scavenges, V8's sampling heap profiler in the build)
@@ -98,7 +99,7 @@ async function main(): Promise<void> {
       // refreshes one parser timer per connection instead of making a new one at each phase).
       const own = flags('same-timeouts').includes(label) ? join(tmp, `${label}.yaml`) : config;
       if (own !== config) writeFileSync(own, gatewayConfig(upstream.url, 'warn').replaceAll('    apiKey: bench-not-a-secret-key', '    apiKey: bench-not-a-secret-key\n    streamIdleTimeoutMs: 600000'));
-      targets.push(await start(label, 'gateway-child.mjs', [own, 'dist', root], execPath, [...SHIPPED_NODE_ARGS, ...extra]));
+      targets.push(await start(label, 'gateway-child.mjs', [own, 'dist', root], execPath, [...SHIPPED_NODE_ARGS, ...extra, ...flags(`args-${label}`).flatMap((value) => value.split(/\s+/)).filter(Boolean)]));
     }
     for (const target of heavyS > 0 ? targets : []) {
       await jsonLoad(target.url + path, requestBody(), 32, heavyS);
