@@ -43,7 +43,6 @@ const DONE: Promise<void> = Promise.resolve(); // what record() hands back: one 
 class LedgerMemory {
   private readonly ring: ByteRing;
   private readonly index: KeyIndex;
-  private readonly parsedInLookup = new Map<number, LedgerEntry>();
   private readonly cap: EntryCap;
   private readonly maxBytes: number;
   private readonly maxEntries: number;
@@ -95,26 +94,31 @@ class LedgerMemory {
     let byPrefix: Map<string, LedgerEntry> | undefined;
     if (this.index.size === 0) return EMPTY_SNAPSHOT;
     const now = this.clock.now();
-    try {
-      for (const callId of query.callIds) {
-        const entry = this.parsedAt(this.liveSlotOf(callHash(scope, callId), scope, callId, 2, CALL_FIELDS_END, now));
-        if (entry) (byCallId ??= new Map()).set(callId, entry);
+    // The entries parsed in this lookup by slot, made at the first hit and dropped with the lookup.
+    // Not a Map on the ledger cleared per lookup: once that Map's table reached the old generation,
+    // each clear() allocated the next table there and the dead table kept pointing at it, so every
+    // entry a lookup parsed survived scavenges and was promoted (~400 B a hit) until a mark-compact.
+    let parsed: Map<number, LedgerEntry> | undefined;
+    for (const callId of query.callIds) {
+      const slot = this.liveSlotOf(callHash(scope, callId), scope, callId, 2, CALL_FIELDS_END, now);
+      if (slot === -1) continue;
+      parsed ??= new Map();
+      (byCallId ??= new Map()).set(callId, this.parsedAt(slot, parsed));
+    }
+    for (const fingerprint of query.prefixFingerprints) {
+      const slot = this.liveSlotOf(prefixHash(scope, fingerprint), scope, fingerprint, 1, 1, now);
+      if (slot === -1) continue;
+      parsed ??= new Map();
+      (byPrefix ??= new Map()).set(fingerprint, this.parsedAt(slot, parsed));
+    }
+    // A hit counts as use: the entry goes to the head of the ring (after the reads: a slot found
+    // twice is one object).
+    if (parsed !== undefined) {
+      const hits = [...parsed.keys()].map((slot) => [slot, this.ring.generationOf(slot)]);
+      for (const [slot, generation] of hits) {
+        // One re-append may evict another hit, and its slot go to a new entry.
+        if (this.ring.generationOf(slot) === generation) this.reappend(slot, this.textOf(slot), this.ring.startedAtOf(slot));
       }
-      for (const fingerprint of query.prefixFingerprints) {
-        const entry = this.parsedAt(this.liveSlotOf(prefixHash(scope, fingerprint), scope, fingerprint, 1, 1, now));
-        if (entry) (byPrefix ??= new Map()).set(fingerprint, entry);
-      }
-      // A hit counts as use: the entry goes to the head of the ring (after the reads: a slot found
-      // twice is one object).
-      if (this.parsedInLookup.size > 0) {
-        const hits = [...this.parsedInLookup.keys()].map((slot) => [slot, this.ring.generationOf(slot)]);
-        for (const [slot, generation] of hits) {
-          // One re-append may evict another hit, and its slot go to a new entry.
-          if (this.ring.generationOf(slot) === generation) this.reappend(slot, this.textOf(slot), this.ring.startedAtOf(slot));
-        }
-      }
-    } finally {
-      this.parsedInLookup.clear();
     }
     if (byCallId === undefined && byPrefix === undefined) return EMPTY_SNAPSHOT;
     return { byCallId: byCallId ?? EMPTY_SNAPSHOT.byCallId, byPrefix: byPrefix ?? EMPTY_SNAPSHOT.byPrefix };
@@ -154,13 +158,12 @@ class LedgerMemory {
     return -1;
   }
 
-  /** Entry `slot` parsed back, once per lookup: a message found by its prefix and by its call ids is one object. */
-  private parsedAt(slot: number): LedgerEntry | undefined {
-    if (slot === -1) return undefined;
-    const known = this.parsedInLookup.get(slot);
+  /** Entry `slot` parsed back, once per lookup (`parsed`): a message found by its prefix and by its call ids is one object. */
+  private parsedAt(slot: number, parsed: Map<number, LedgerEntry>): LedgerEntry {
+    const known = parsed.get(slot);
     if (known) return known;
     const entry = readEntry(this.textOf(slot));
-    this.parsedInLookup.set(slot, entry);
+    parsed.set(slot, entry);
     return entry;
   }
 

@@ -1,0 +1,52 @@
+import v8 from 'node:v8';
+import vm from 'node:vm';
+import t from 'tap';
+import { MemoryLedger } from '../../src/ledger/memory.js';
+import type { LedgerEntry } from '../../src/ledger/types.js';
+
+// What a lookup parses must die young. A ledger structure that outlives lookups and keeps what they
+// parsed (a Map on the ledger cleared per lookup: once its table is in the old generation, clear()
+// allocates the next one there and the dead table still holds the entries) makes every hit's
+// entry survive scavenges into the old generation: at a request rate, mark-compacts. Counted in
+// bytes of the old space across explicit scavenges, no timing.
+
+v8.setFlagsFromString('--expose-gc');
+const gc = vm.runInNewContext('gc') as (options?: { type: 'minor' | 'major' }) => void;
+const oldSpaceUsed = (): number => v8.getHeapSpaceStatistics().find((space) => space.space_name === 'old_space')?.space_used_size ?? 0;
+
+const ARGUMENT_CHARS = 4000;
+
+function entry(fp: string, id: string): LedgerEntry {
+  return {
+    message: { role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name: 'f', arguments: JSON.stringify({ text: 'x'.repeat(ARGUMENT_CHARS) }) } }] },
+    prefixFingerprint: fp,
+    provider: 'p',
+    model: 'm',
+    createdAt: 0,
+  };
+}
+
+t.test('entries a lookup parsed are not promoted by scavenges once the ledger is in the old generation', async (t) => {
+  const ledger = new MemoryLedger();
+  await ledger.record(entry('fp1', 'call_a'));
+  const query = { callIds: ['call_a'], prefixFingerprints: ['fp1'] };
+  for (let i = 0; i < 20; i++) await ledger.lookup(query);
+  // Everything the ledger holds (and any table it keeps) to the old generation.
+  gc();
+  gc();
+  const lookups = 400;
+  let grown = 0;
+  let last = oldSpaceUsed();
+  for (let round = 0; round < lookups / 10; round++) {
+    for (let i = 0; i < 10; i++) {
+      const snapshot = await ledger.lookup(query);
+      if (snapshot.byPrefix.get('fp1') !== snapshot.byCallId.get('call_a')) t.fail('one entry behind both keys');
+    }
+    gc({ type: 'minor' });
+    const now = oldSpaceUsed();
+    if (now > last) grown += now - last;
+    last = now;
+  }
+  // Each hit parses a ~4 KB message: kept by the ledger, 400 lookups would promote ~1.6 MB.
+  t.ok(grown < (lookups * ARGUMENT_CHARS) / 4, `old space grew ${grown} B over ${lookups} lookups`);
+});
