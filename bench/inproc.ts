@@ -2,7 +2,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { type Child, log, median, round } from './common.js';
+import { type Child, flags, log, median, round } from './common.js';
+
+export { flags } from './common.js';
 
 // The in-process A/B harness of bench/json-inproc.ts and bench/stream-inproc.ts: toolgate builds
 // loaded into this process (their dist/), each sent the same request through Fastify's inject (no
@@ -34,9 +36,6 @@ export interface InprocRun {
 }
 
 /** The values of `--name=value` flags. */
-export function flags(name: string): string[] {
-  return process.argv.filter((arg) => arg.startsWith(`--${name}=`)).map((arg) => arg.slice(name.length + 3));
-}
 
 /** The `--gw=label=root` builds to compare. */
 export function gatewayFlags(): Array<{ label: string; root: string }> {

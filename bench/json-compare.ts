@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
-import { type Child, loadAverage, log, median, procCpuMs, round, sleep, spawnChild } from './common.js';
+import { type Child, loadAverage, log, median, procCpuMs, round, sleep, spawnChild, flags } from './common.js';
 import { hrtimeUs, profileMarkdown, summarizeCpuProfile } from './cpuprofile.js';
 import { jsonLoad, pacedJsonLoad, streamLoad } from './load.js';
 import { gatewayConfig, requestBody } from './scenario.js';
@@ -26,10 +26,6 @@ interface Target {
   rows: Array<{ round: number; rps: number; cpuUs: number; p99: number }>;
   paced: number[];
   ttfb: number[];
-}
-
-function flags(name: string): string[] {
-  return process.argv.filter((arg) => arg.startsWith(`--${name}=`)).map((arg) => arg.slice(name.length + 3));
 }
 
 async function main(): Promise<void> {

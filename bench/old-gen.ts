@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
-import { BENCH_DIR, log, median, round, spawnChild } from './common.js';
+import { BENCH_DIR, log, median, round, spawnChild, flags } from './common.js';
 import { SHIPPED_NODE_ARGS } from './servers.js';
 import { jsonLoad, pacedJsonLoad, streamLoad } from './load.js';
 import { gatewayConfig, requestBody } from './scenario.js';
@@ -32,10 +32,6 @@ interface Target {
   url: string;
   gcs: Gc[];
   rows: Array<{ grownPerReq: number; promotedPerReq: number; mcPerMin: number; mcPauseMs: number; requests: number }>;
-}
-
-function flags(name: string): string[] {
-  return process.argv.filter((arg) => arg.startsWith(`--${name}=`)).map((arg) => arg.slice(name.length + 3));
 }
 
 /** A child whose stdout (V8's nvp lines) this process reads. */

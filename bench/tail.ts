@@ -3,7 +3,7 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { type PerformanceEntry, PerformanceObserver, constants, performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
-import { BENCH_DIR, type Child, log, median, percentileSorted, procCpuMs, round, spawnChild } from './common.js';
+import { BENCH_DIR, type Child, log, median, percentileSorted, procCpuMs, round, spawnChild, flags } from './common.js';
 import { SHIPPED_NODE_ARGS } from './servers.js';
 import { jsonLoad, streamLoad } from './load.js';
 import { gatewayConfig, requestBody } from './scenario.js';
@@ -45,10 +45,6 @@ interface Target {
   child: Child | null;
   url: string;
   rows: Array<{ round: number; p50: number; p99: number; added: number; causes: Record<string, number>; gc: string; cpuUs: number }>;
-}
-
-function flags(name: string): string[] {
-  return process.argv.filter((arg) => arg.startsWith(`--${name}=`)).map((arg) => arg.slice(name.length + 3));
 }
 
 const now = (): number => performance.timeOrigin + performance.now();
