@@ -3,6 +3,7 @@ import vm from 'node:vm';
 import t from 'tap';
 import { MemoryLedger } from '../../src/ledger/memory.js';
 import type { LedgerEntry } from '../../src/ledger/types.js';
+import { ledgerEntry } from '../helpers/ledger-entry.js';
 
 // What a lookup parses must die young. A ledger structure that outlives lookups and keeps what they
 // parsed (a Map on the ledger cleared per lookup: once its table is in the old generation, clear()
@@ -16,15 +17,7 @@ const oldSpaceUsed = (): number => v8.getHeapSpaceStatistics().find((space) => s
 
 const ARGUMENT_CHARS = 4000;
 
-function entry(fp: string, id: string): LedgerEntry {
-  return {
-    message: { role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name: 'f', arguments: JSON.stringify({ text: 'x'.repeat(ARGUMENT_CHARS) }) } }] },
-    prefixFingerprint: fp,
-    provider: 'p',
-    model: 'm',
-    createdAt: 0,
-  };
-}
+const entry = (fp: string, id: string): LedgerEntry => ledgerEntry(fp, [id], { args: JSON.stringify({ text: 'x'.repeat(ARGUMENT_CHARS) }) });
 
 t.test('entries a lookup parsed are not promoted by scavenges once the ledger is in the old generation', async (t) => {
   const ledger = new MemoryLedger();

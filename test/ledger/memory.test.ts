@@ -1,16 +1,9 @@
 import t from 'tap';
 import { MemoryLedger } from '../../src/ledger/memory.js';
 import { EMPTY_SNAPSHOT, type LedgerEntry } from '../../src/ledger/types.js';
+import { ledgerEntry } from '../helpers/ledger-entry.js';
 
-function entry(fp: string, ...ids: string[]): LedgerEntry {
-  return {
-    message: { role: 'assistant', content: null, tool_calls: ids.map((id) => ({ id, type: 'function', function: { name: 'f', arguments: '{}' } })) },
-    prefixFingerprint: fp,
-    provider: 'p',
-    model: 'm',
-    createdAt: 0,
-  };
-}
+const entry = (fp: string, ...ids: string[]): LedgerEntry => ledgerEntry(fp, ids);
 
 t.test('record then lookup by call id and by prefix', async (t) => {
   const ledger = new MemoryLedger();

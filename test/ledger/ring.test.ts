@@ -2,20 +2,13 @@ import t from 'tap';
 import { callHash, prefixHash } from '../../src/ledger/key-index.js';
 import { MemoryLedger } from '../../src/ledger/memory.js';
 import type { LedgerEntry } from '../../src/ledger/types.js';
+import { ledgerEntry } from '../helpers/ledger-entry.js';
 
 // The ring ledger's particulars: keys are 32-bit hashes verified against the stored head (so real
 // collisions must stay exact and scope-safe), the ring is allocated at the first record, a hit
 // counts as use, text of any kind comes back exactly after the ring has wrapped many times.
 
-function entry(fp: string, ids: string[], args = '{}'): LedgerEntry {
-  return {
-    message: { role: 'assistant', content: null, tool_calls: ids.map((id) => ({ id, type: 'function', function: { name: 'f', arguments: args } })) },
-    prefixFingerprint: fp,
-    provider: 'p',
-    model: 'm',
-    createdAt: 7,
-  };
-}
+const entry = (fp: string, ids: string[], args = '{}'): LedgerEntry => ledgerEntry(fp, ids, { args, createdAt: 7 });
 
 /** Two different ids whose keys hash alike (birthday search over `make(i)`). */
 function collision(hash: (id: string) => number, make: (i: number) => string): [string, string] {

@@ -7,19 +7,12 @@ import { createRedisClient, closeRedis, waitReady } from '../../src/state/redis-
 import { RedisCounterStore } from '../../src/state/redis-counters.js';
 import { RedisLedger } from '../../src/state/redis-ledger.js';
 import { startRedis } from '../helpers/redis-server.js';
+import { ledgerEntry } from '../helpers/ledger-entry.js';
 
 const silent = { warn: () => undefined, info: () => undefined, error: () => undefined, debug: () => undefined } as any;
 const stateConfig = (url: string) => ({ type: 'redis' as const, url, keyPrefix: 't:', connectTimeoutMs: 2000, commandTimeoutMs: 300, limitsFailMode: 'open' as const });
 
-function entry(fp: string, ...ids: string[]): LedgerEntry {
-  return {
-    message: { role: 'assistant', content: null, tool_calls: ids.map((id) => ({ id, type: 'function', function: { name: 'f', arguments: `{"id":"${id}"}` } })) },
-    prefixFingerprint: fp,
-    provider: 'p',
-    model: 'm',
-    createdAt: 1,
-  };
-}
+const entry = (fp: string, ...ids: string[]): LedgerEntry => ledgerEntry(fp, ids, { args: (id) => `{"id":"${id}"}`, createdAt: 1 });
 
 t.test('Redis ledger and counters on a real redis-server', async (t) => {
   const redis = await startRedis();
