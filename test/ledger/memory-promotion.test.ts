@@ -1,8 +1,7 @@
-import v8 from 'node:v8';
-import vm from 'node:vm';
 import t from 'tap';
 import { MemoryLedger } from '../../src/ledger/memory.js';
 import type { LedgerEntry } from '../../src/ledger/types.js';
+import { promotedBytes } from '../helpers/heap.js';
 import { ledgerEntry } from '../helpers/ledger-entry.js';
 
 // What a lookup parses must die young. A ledger structure that outlives lookups and keeps what they
@@ -10,10 +9,6 @@ import { ledgerEntry } from '../helpers/ledger-entry.js';
 // allocates the next one there and the dead table still holds the entries) makes every hit's
 // entry survive scavenges into the old generation: at a request rate, mark-compacts. Counted in
 // bytes of the old space across explicit scavenges, no timing.
-
-v8.setFlagsFromString('--expose-gc');
-const gc = vm.runInNewContext('gc') as (options?: { type: 'minor' | 'major' }) => void;
-const oldSpaceUsed = (): number => v8.getHeapSpaceStatistics().find((space) => space.space_name === 'old_space')?.space_used_size ?? 0;
 
 const ARGUMENT_CHARS = 4000;
 
@@ -24,22 +19,11 @@ t.test('entries a lookup parsed are not promoted by scavenges once the ledger is
   await ledger.record(entry('fp1', 'call_a'));
   const query = { callIds: ['call_a'], prefixFingerprints: ['fp1'] };
   for (let i = 0; i < 20; i++) await ledger.lookup(query);
-  // Everything the ledger holds (and any table it keeps) to the old generation.
-  gc();
-  gc();
   const lookups = 400;
-  let grown = 0;
-  let last = oldSpaceUsed();
-  for (let round = 0; round < lookups / 10; round++) {
-    for (let i = 0; i < 10; i++) {
-      const snapshot = await ledger.lookup(query);
-      if (snapshot.byPrefix.get('fp1') !== snapshot.byCallId.get('call_a')) t.fail('one entry behind both keys');
-    }
-    gc({ type: 'minor' });
-    const now = oldSpaceUsed();
-    if (now > last) grown += now - last;
-    last = now;
-  }
+  const grown = await promotedBytes(async () => {
+    const snapshot = await ledger.lookup(query);
+    if (snapshot.byPrefix.get('fp1') !== snapshot.byCallId.get('call_a')) t.fail('one entry behind both keys');
+  }, lookups / 10);
   // Each hit parses a ~4 KB message: kept by the ledger, 400 lookups would promote ~1.6 MB.
   t.ok(grown < (lookups * ARGUMENT_CHARS) / 4, `old space grew ${grown} B over ${lookups} lookups`);
 });
