@@ -20,6 +20,8 @@ import { gatewayConfig, requestBody } from './scenario.js';
 //        [--snapshot=<path prefix>] (a heap snapshot of each build halfway through each round)
 //        [--sites=N] (the N largest allocation sites of what survived scavenges, V8's sampling heap profiler in the build)
 //        [--show-v8] (V8's other stdout lines, e.g. with --node-args=--trace-pretenuring)
+//        [--model=<toolgate model>] (the measured requests' model, e.g. bench-text-xml: a Qwen3-Coder
+//        text call to parse; bench/scenario.ts names them; toolgate builds only, not with --bare)
 
 interface Gc {
   kind: string;
@@ -104,7 +106,9 @@ async function main(): Promise<void> {
       await streamLoad(target.url + path, requestBody({ stream: true }), 32, heavyS);
     }
     log(`${mode} at ${rate}/s, ${durationS} s × ${rounds} rounds, heavy ${heavyS} s, node ${execPath}`);
-    const body = requestBody({ stream: sse });
+    const model = flags('model')[0];
+    if (model !== undefined && process.argv.includes('--bare')) throw new Error('--model routes toolgate builds only: not with --bare');
+    const body = requestBody({ stream: sse, ...(model !== undefined ? { model } : {}) });
     for (let round_ = 0; round_ < rounds; round_++) {
       for (let i = 0; i < targets.length; i++) {
         const target = targets[(i + round_) % targets.length] as Target;

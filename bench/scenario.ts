@@ -47,7 +47,7 @@ export function requestBody(options: BodyOptions = {}): string {
 }
 
 /** Upstream path prefix per mode (bench/upstream.ts) and the toolgate model that routes there. */
-export const UPSTREAM_PREFIX = { json: '', paced: '', burst: '/burst', 'paced-long': '/long', 'burst-long': '/burst/long', text: '/text', slow: '/slow' } as const;
+export const UPSTREAM_PREFIX = { json: '', paced: '', burst: '/burst', 'paced-long': '/long', 'burst-long': '/burst/long', text: '/text', 'text-xml': '/text-xml', slow: '/slow' } as const;
 export type UpstreamVariant = keyof typeof UPSTREAM_PREFIX;
 
 export function modelFor(variant: UpstreamVariant): string {

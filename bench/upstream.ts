@@ -7,6 +7,7 @@ import { childReady } from './child-ready.mjs';
 //   POST <prefix>/v1/chat/completions
 //     prefix ""       → a native tool call (get_weather {"city":"Paris","unit":"celsius"})
 //     prefix "/text"  → the same call written as Hermes text in `content` (toolgate must parse it)
+//     prefix "/text-xml" → the same call as Qwen3-Coder XML text in `content` (its parser's searches)
 //     prefix "/slow"  → like "", streams with BENCH_SLOW_MS between chunks (for 1,000-stream runs)
 //     prefix "/burst" → like "", but the whole stream goes out in one write (an upstream or a
 //                       buffering hop that delivers many events per read)
@@ -48,6 +49,10 @@ const nextCallId = (): string => `call_${(++callCounter).toString(36).padStart(2
 const jsonNative = (): Buffer => Buffer.from(JSON_HEAD + nextCallId() + JSON_TAIL);
 const JSON_TEXT = completion(
   { role: 'assistant', content: `I'll look that up.\n<tool_call>\n{"name": "get_weather", "arguments": ${ARGS}}\n</tool_call>` },
+  'stop',
+);
+const JSON_TEXT_XML = completion(
+  { role: 'assistant', content: `I'll look that up.\n<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n<parameter=unit>\ncelsius\n</parameter>\n</function>\n</tool_call>` },
   'stop',
 );
 
@@ -167,8 +172,8 @@ const server = createServer(async (req, res) => {
     else setTimeout(() => sendJson(res, jsonNative()), SLOW_MS * SLOW_CHUNKS);
     return;
   }
-  if (url.startsWith('/text/')) {
-    sendJson(res, JSON_TEXT);
+  if (url.startsWith('/text/') || url.startsWith('/text-xml/')) {
+    sendJson(res, url.startsWith('/text/') ? JSON_TEXT : JSON_TEXT_XML);
     return;
   }
   const burst = url.startsWith('/burst/');
