@@ -45,7 +45,7 @@ const MODE_LABEL = { json: 'JSON req/s', burst: 'SSE streams/s, burst upstream (
 
 /**
  * What the two floors reach themselves in the same run (info): the JSON-parsing proxy ×bare, and
- * the bare passthrough ×Portkey and its own 1,000-stream peak RSS. A goal beyond a floor's own
+ * the bare passthrough ×Portkey, its own added latency and 1,000-stream peak RSS. A goal beyond a floor's own
  * figure is beyond any gateway that does at least what that floor does, on this machine.
  */
 function floorLines(run: NodeRun): Goal[] {
@@ -58,6 +58,18 @@ function floorLines(run: NodeRun): Goal[] {
     if (bare?.ratioToPortkey !== undefined) values.push(`bare ${x(bare.ratioToPortkey)} of Portkey`);
     if (values.length === 0) continue;
     out.push({ id: `floor-${mode}`, target: `the floors themselves, ${MODE_LABEL[mode]}, 32 connections`, value: values.join('; '), goal: '–', met: null, kind: 'info' });
+  }
+  // The latency goals' floor: what the bare passthrough itself adds over the upstream direct.
+  const latencies: string[] = [];
+  const added = (row: Summary | undefined, metric: string, what: string): void => {
+    const value = Number(row?.[`added_${metric}`]);
+    if (row && Number.isFinite(value)) latencies.push(`${what} ${ms(value)}`);
+  };
+  added(find(run.phases.paced?.summary, 1, 'bare'), 'ttfbP50', 'TTFB p50 at 1 connection');
+  added(c32(run.phases['json-moderate'], 'bare'), 'p99', 'JSON p99 at moderate load');
+  added(c32(run.phases['paced-moderate'], 'bare'), 'ttfbP99', 'SSE TTFB p99 at moderate load');
+  if (latencies.length > 0) {
+    out.push({ id: 'floor-latency', target: 'the bare passthrough itself: added latency vs the upstream direct', value: latencies.join('; '), goal: '–', met: null, kind: 'info' });
   }
   const bare = run.manyStreams?.find((row) => row.target === 'bare');
   if (bare) {

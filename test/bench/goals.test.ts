@@ -179,3 +179,15 @@ t.test('the floors\' own figures are shown as info lines: parsing proxy ×bare, 
   t.equal(goal(r, 'floor-json'), undefined, 'no phase, no line');
   t.equal(goalsFor(r).filter((g) => g.kind === 'goal' && g.id.startsWith('floor')).length, 0, 'floors are not goals');
 });
+
+t.test("the bare passthrough's own added latency is an info line beside the latency goals", async (t) => {
+  const c1 = [row('direct', 2000, { ttfbP50: 0.2 }, 0, 1), row('bare', 1400, { ttfbP50: 0.55 }, 0, 1), row('toolgate', 900, { ttfbP50: 0.9 }, 0, 1)];
+  const moderate = [row('direct', 1000, { p99: 1 }), row('bare', 1000, { p99: 3.5 }), row('toolgate', 1000, { p99: 4 })];
+  const r = run({ paced: phase('paced', c1, ['ttfbP50', 'cpuUsPerReq']), 'json-moderate': { ...phase('json', moderate, ['p99']), rate: 1000 } });
+  const floor = goal(r, 'floor-latency');
+  t.equal(floor?.kind, 'info');
+  t.equal(floor?.met, null, 'never judged');
+  t.equal(floor?.value, 'TTFB p50 at 1 connection +0.350 ms; JSON p99 at moderate load +2.500 ms', 'no SSE moderate phase, no figure for it');
+  t.equal(goal(r, 'p99-json')?.met, false, "toolgate's own goal is judged as before (+3 ms)");
+  t.equal(goal(run({}), 'floor-latency'), undefined, 'no bare row, no line');
+});
