@@ -140,6 +140,9 @@ function report(results: Result[], count: number, top: number): void {
   const kb = (bytes: number | undefined): string => String(round((bytes ?? 0) / 1024, 2));
   const out = [`### Held per open stream (${count} open), KB`, '', `| | ${results.map((r) => r.label).join(' | ')} |`, `|---|${results.map(() => '---:').join('|')}|`];
   out.push(`| new objects (snapshot) | ${results.map((r) => kb(r.total)).join(' | ')} |`);
+  // Code compiled meanwhile and Node's own native nodes (new ids in every snapshot) are not the streams'.
+  const notStreams = (r: Result): number => [...r.kinds].filter(([key]) => key === '(code)' || key === '(synthetic)' || key.startsWith('(native Node')).reduce((sum, [, bytes]) => sum + bytes, 0);
+  out.push(`| new objects without code and Node's native nodes | ${results.map((r) => kb(r.total - notStreams(r))).join(' | ')} |`);
   out.push(`| heapUsed open − idle (after GC) | ${results.map((r) => kb((r.heapUsedOpen - r.heapUsedIdle) / count)).join(' | ')} |`);
   for (const [what, pick] of [
     ['by kind (self size)', (r: Result) => r.kinds],
