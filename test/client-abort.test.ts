@@ -107,3 +107,27 @@ t.test('undici removes its listener once the response is read (nothing left on a
   t.equal(added.length, 1, 'undici added one listener');
   t.same(removed, added, 'and removed it');
 });
+
+// A request holds its ClientAbort for its whole life (a stream's too), usually with one listener
+// (undici's): the list was made empty and pushed into, which gives it room for 17. Counted in heap
+// bytes per signal, no timing.
+t.test('a signal with one listener holds a list of one', async (t) => {
+  const { settledHeap } = await import('./helpers/heap.js');
+  const listener = (): void => undefined;
+  const count = 5000;
+  const held: ClientAbort[] = new Array<ClientAbort>(count);
+  const before = await settledHeap();
+  for (let i = 0; i < count; i++) {
+    const abort = new ClientAbort();
+    abort.addEventListener('abort', listener);
+    held[i] = abort;
+  }
+  const perSignal = ((await settledHeap()) - before) / count;
+  t.ok(perSignal < 160, `${perSignal.toFixed(0)} bytes per signal with one listener`);
+  held[0].addEventListener('abort', () => undefined);
+  held[0].addEventListener('abort', listener);
+  let calls = 0;
+  held[0].addEventListener('abort', () => calls++);
+  held[0].abort();
+  t.equal(calls, 1, 'more listeners still run, each once');
+});

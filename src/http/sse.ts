@@ -80,14 +80,19 @@ export async function writeSseFrom<T>(reply: FastifyReply, items: AsyncIterable<
   const iterator = items[Symbol.asyncIterator]();
   try {
     while (!writer.closed) {
-      const next = await iterator.next();
+      // Both cleared once written: a suspended async function keeps what its variables hold, and
+      // this one waits for the upstream's next read with the last item (a batch of chunks) and its frames.
+      let next: IteratorResult<T> | undefined = await iterator.next();
       if (writer.closed) break;
-      const frame = next.done ? (options.last ?? '') : render(next.value);
+      const done = next.done === true;
+      let frame: string | undefined = next.done ? (options.last ?? '') : render(next.value);
+      next = undefined;
       if (frame !== '') {
         writer.lastWrite = Date.now();
         writer.send(frame);
       }
-      if (next.done) break;
+      frame = undefined;
+      if (done) break;
       // Writes happen at the end of the tick, so a full socket buffer is seen one item late at most;
       // what waits meanwhile is bounded by FLUSH_AT and one upstream read.
       if (res.writableNeedDrain) await writer.drained();

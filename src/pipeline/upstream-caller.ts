@@ -7,7 +7,7 @@ import { backoffMs, classifyFailure, sleep, type TargetPermit } from '../resilie
 import type { ResolvedModel } from '../routing/router.js';
 import { traceAttempt } from '../tracing/index.js';
 import type { AttemptNote, RequestInfo } from './request-info.js';
-import { withEndHooks } from './stream-end.js';
+import { withEndHooks, type EndHooks } from './stream-end.js';
 import type { RequestTelemetry } from './telemetry.js';
 
 // The one way to reach an upstream, for chat, the Responses bridge (through chat) and native
@@ -209,20 +209,36 @@ export async function attempts<T>(options: AttemptOptions<T>): Promise<T> {
 
 /** Settles a stream's call when it ends: success only if it completed; its error is scrubbed. */
 export function settledOnEnd<T>(items: AsyncIterable<T>, permit: TargetPermit, settle: Settle, scope: CallScope): AsyncIterableIterator<T> {
-  const finish = (outcome: LlmCallOutcome, error?: unknown): void => {
-    settle(outcome);
-    const failure = error === undefined ? undefined : classifyFailure(error, scope.context.signal);
-    permit.report(failure ? failure.breaker : outcome === 'success' ? 'success' : 'neutral', failure?.breakerScope);
-  };
   // A hand-written iterator (stream-end.ts), not a generator layer per stream.
-  return withEndHooks(items, {
-    completed: () => finish('success'),
-    failed: (error) => {
-      finish(classifyFailure(error, scope.context.signal).outcome, error);
-      return redacted(error, scope.gateway);
-    },
-    stopped: () => finish('aborted'),
-  });
+  return withEndHooks(items, new SettleOnEnd(permit, settle, scope));
+}
+
+// The hooks as one object, not four closures and their scope: a stream holds them until it ends.
+class SettleOnEnd implements EndHooks {
+  constructor(
+    private readonly permit: TargetPermit,
+    private readonly settle: Settle,
+    private readonly scope: CallScope,
+  ) {}
+
+  completed(): void {
+    this.finish('success');
+  }
+
+  failed(error: unknown): unknown {
+    this.finish(classifyFailure(error, this.scope.context.signal).outcome, error);
+    return redacted(error, this.scope.gateway);
+  }
+
+  stopped(): void {
+    this.finish('aborted');
+  }
+
+  private finish(outcome: LlmCallOutcome, error?: unknown): void {
+    this.settle(outcome);
+    const failure = error === undefined ? undefined : classifyFailure(error, this.scope.context.signal);
+    this.permit.report(failure ? failure.breaker : outcome === 'success' ? 'success' : 'neutral', failure?.breakerScope);
+  }
 }
 
 /** Upstream messages reach the client (JSON error or terminal SSE event): keys they quote are scrubbed. */

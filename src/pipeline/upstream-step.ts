@@ -5,6 +5,7 @@ import { declaredToolsOnce } from '../repair/index.js';
 import type { ResolvedModel } from '../routing/router.js';
 import type { WorkBudgets } from '../state/work-budgets.js';
 import type { NormalizeContext } from '../toolcalls/normalize.js';
+import type { NameResolverFunction } from '../toolcalls/names.js';
 import { toPromptMode } from '../toolcalls/prompt-mode.js';
 import { toUpstreamId } from '../toolcalls/ids.js';
 import { rewriteToolCallIds, rewriteToolNames } from './tool-names.js';
@@ -38,6 +39,31 @@ export function callUpstream(request: ChatRequest, target: ResolvedModel, scope:
   }
 }
 
+/**
+ * The normalizer's context, kept for a stream's whole life. Built here, not in callTarget: closures
+ * made there would share callTarget's scope, and with it keep the upstream request (and its renamed,
+ * re-identified or prompt-mode copy of the whole history) until the stream ends.
+ */
+function normalizeContextOf(
+  tools: ReadonlyMap<string, ToolDefinition>,
+  resolver: NameResolverFunction,
+  budgets: WorkBudgets,
+  codec: NormalizeContext['codec'],
+  textParsing: boolean,
+  reasoning: NonNullable<NormalizeContext['reasoning']>,
+): NormalizeContext {
+  const fuzzy = budgets.fuzzy;
+  return {
+    tools,
+    resolveName: (called: string) => resolver(called, fuzzy)?.name ?? null,
+    resolveNameDetailed: (called: string) => resolver(called, fuzzy),
+    repairBudget: budgets.repair,
+    codec,
+    textParsing,
+    reasoning,
+  };
+}
+
 /** One target of the chain, as callChain hands it over. */
 interface TargetInput {
   request: ChatRequest;
@@ -56,16 +82,7 @@ function callTarget(input: TargetInput, scope: CallScope): Promise<UpstreamCall>
   const names = [...tools.keys()];
   const codec = gateway.upstream.names.codec(names, capabilities.toolNameRule);
   const resolver = gateway.upstream.names.resolver(names);
-  const fuzzy = budgets.fuzzy;
-  const normalizeContext: NormalizeContext = {
-    tools,
-    resolveName: (called: string) => resolver(called, fuzzy)?.name ?? null,
-    resolveNameDetailed: (called: string) => resolver(called, fuzzy),
-    repairBudget: budgets.repair,
-    codec,
-    textParsing: gateway.loaded.config.repair.textToolCalls,
-    reasoning: target.config?.reasoning ?? 'content',
-  };
+  const normalizeContext = normalizeContextOf(tools, resolver, budgets, codec, gateway.loaded.config.repair.textToolCalls, target.config?.reasoning ?? 'content');
 
   let upstreamRequest = codec.changed ? rewriteToolNames(request, codec.encode) : request;
   const idPattern = capabilities.toolCallIdPattern;

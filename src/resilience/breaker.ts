@@ -65,17 +65,15 @@ export class CircuitBreaker {
 
   /** `trial` is the half-open trial's id (0 for an ordinary call); only the current trial clears the flag. */
   private permit(trial: number): BreakerPermit {
-    let reported = false;
-    return {
-      report: (result) => {
-        if (reported) return;
-        reported = true;
-        const current = trial !== 0 && trial === this.trialId;
-        if (current) this.trialOut = false;
-        this.record(result, current);
-      },
-    };
+    return new Permit(trial, this.reported);
   }
+
+  // One function per breaker, not a closure per permit: a stream holds its permits to its end.
+  private readonly reported = (result: BreakerResult, trial: number): void => {
+    const current = trial !== 0 && trial === this.trialId;
+    if (current) this.trialOut = false;
+    this.record(result, current);
+  };
 
   private record(result: BreakerResult, trial: boolean): void {
     if (result === 'neutral') return;
@@ -110,5 +108,21 @@ export class CircuitBreaker {
   private transition(state: BreakerState): void {
     this.current = state;
     this.options.onStateChange?.(state, { provider: this.provider, failures: this.failures });
+  }
+}
+
+/** A permit's state: reported once (later reports are ignored), to its breaker's `reported`. */
+class Permit implements BreakerPermit {
+  private done = false;
+
+  constructor(
+    private readonly trial: number,
+    private readonly reported: (result: BreakerResult, trial: number) => void,
+  ) {}
+
+  report(result: BreakerResult): void {
+    if (this.done) return;
+    this.done = true;
+    this.reported(result, this.trial);
   }
 }

@@ -47,12 +47,20 @@ export class TargetGate {
     const model = this.model.acquire();
     if (!model) return undefined;
     const provider = this.provider.acquire() as BreakerPermit;
-    return {
-      report: (result, scope = 'model') => {
-        model.report(result);
-        provider.report(scope === 'provider' || result === 'success' ? result : 'neutral');
-      },
-    };
+    return new BothPermits(model, provider);
+  }
+}
+
+// An object, not a closure over acquire's scope: a stream holds its permit to its end.
+class BothPermits implements TargetPermit {
+  constructor(
+    private readonly model: BreakerPermit,
+    private readonly provider: BreakerPermit,
+  ) {}
+
+  report(result: BreakerResult, scope: 'model' | 'provider' = 'model'): void {
+    this.model.report(result);
+    this.provider.report(scope === 'provider' || result === 'success' ? result : 'neutral');
   }
 }
 

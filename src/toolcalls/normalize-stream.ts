@@ -92,7 +92,11 @@ class ChoiceState {
 class ChunkNormalizer implements StreamNormalizer {
   readonly report = createReport();
   private readonly states = new Map<number, ChoiceState>();
-  private last: ChatChunk | undefined;
+  /**
+   * What end() copies from the last chunk, not the chunk: that would keep its choices and the
+   * upstream text it remembers (a slice of the read it came in) until the stream ends.
+   */
+  private last: ChunkHeader | undefined;
 
   constructor(private readonly ctx: NormalizeContext) {}
 
@@ -132,13 +136,20 @@ class ChunkNormalizer implements StreamNormalizer {
     const choice = chunk.choices[0];
     const state = this.stateOf(choice.index);
     if (!passesUnchanged(choice, state) && !passesAsFragment(choice, state)) return false;
-    this.last = chunk;
+    this.noteLast(chunk);
     return true;
+  }
+
+  /** A new header only when the chunk's differs from the last one's (the usual stream: once). */
+  private noteLast(chunk: ChatChunk): void {
+    const last = this.last;
+    if (last !== undefined && last.id === chunk.id && last.created === chunk.created && last.model === chunk.model && last.system_fingerprint === chunk.system_fingerprint) return;
+    this.last = { id: chunk.id, created: chunk.created, model: chunk.model, system_fingerprint: chunk.system_fingerprint };
   }
 
   /** What push appends for a chunk passes() did not let through. */
   private changed(chunk: ChatChunk, out: ChatChunk[]): void {
-    this.last = chunk;
+    this.noteLast(chunk);
     if (chunk.choices.length === 1) {
       const choice = chunk.choices[0];
       const state = this.stateOf(choice.index);
@@ -379,7 +390,10 @@ function isBlank(piece: ChunkChoice): boolean {
   return Object.entries(piece.delta).every(([key, value]) => value === undefined || value === null || (key === 'content' && value === ''));
 }
 
-function chunkLike(template: ChatChunk, choice: ChunkChoice): ChatChunk {
+/** The fields a chunk built by the normalizer takes from the upstream's chunk. */
+type ChunkHeader = Pick<ChatChunk, 'id' | 'created' | 'model' | 'system_fingerprint'>;
+
+function chunkLike(template: ChunkHeader, choice: ChunkChoice): ChatChunk {
   const chunk: ChatChunk = { id: template.id, object: 'chat.completion.chunk', created: template.created, model: template.model, choices: [choice] };
   if (template.system_fingerprint !== undefined) chunk.system_fingerprint = template.system_fingerprint;
   return chunk;

@@ -259,3 +259,42 @@ t.test('streams one after another share one idle-ping interval, which restarts a
   t.match(text, /^data: first\n\n(: ping\n\n)+$/, 'a stream after the stop still gets pings');
   t.equal(started.filter((ms) => ms === 20).length, 2, 'the short period started once again after it stopped');
 });
+
+// What an open stream holds: while the writer waits for the upstream's next read, the last item (a
+// batch of chunks) and its frames were kept by the suspended writer's variables until the next one came.
+t.test('a writer waiting for the next item does not keep the last one', async (t) => {
+  const { settledHeap } = await import('../helpers/heap.js');
+  let item: WeakRef<object> | undefined;
+  let release: () => void = () => undefined;
+  let written: () => void = () => undefined;
+  const firstWritten = new Promise<void>((resolve) => (written = resolve));
+  const server = http.createServer((_req, res) => {
+    let reads = 0;
+    // Hand-written, so that nothing but the writer could keep the item (a generator would keep it in its own frame).
+    const items: AsyncIterable<{ text: string }> = {
+      [Symbol.asyncIterator]: () => ({
+        next: () => {
+          if (reads++ > 0) return new Promise<IteratorResult<{ text: string }>>((resolve) => (release = () => resolve({ done: true, value: undefined })));
+          const value = { text: `first ${'x'.repeat(64)}` };
+          item = new WeakRef(value);
+          return Promise.resolve({ done: false, value });
+        },
+      }),
+    };
+    const render = (value: { text: string }): string => {
+      setImmediate(written);
+      return sseData(value.text);
+    };
+    const reply = { hijack: () => undefined, raw: res, request: { id: 'req-1' } } as unknown as FastifyReply;
+    void writeSseFrom(reply, items, render, { headers: {}, abort: new AbortController(), errorFrame: () => '', last: 'data: [DONE]\n\n' });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => server.close());
+  const { port } = server.address() as net.AddressInfo;
+  const response = fetch(`http://127.0.0.1:${port}/`);
+  await firstWritten;
+  await settledHeap();
+  t.equal(item?.deref(), undefined, 'the last item was collected while the writer waits');
+  release();
+  t.match(await (await response).text(), /^data: first x+\n\ndata: \[DONE\]\n\n$/);
+});

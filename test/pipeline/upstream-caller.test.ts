@@ -193,3 +193,22 @@ t.test('SSE: an idle stream gets `: ping` comments (server.ssePingMs)', async (t
   const events = parseSse(text);
   t.equal(events[events.length - 1].data, '[DONE]', 'clients still read the stream as before');
 });
+
+// A stream holds its settle-on-end layer until it ends: its hooks were four closures (and the scope
+// they shared) per stream; one small object now. Counted in heap bytes per open layer, no timing.
+t.test('an open stream\'s settle-on-end layer holds under 200 bytes', async (t) => {
+  const { settledHeap } = await import('../helpers/heap.js');
+  const { settledOnEnd } = await import('../../src/pipeline/upstream-caller.js');
+  type Scope = Parameters<typeof settledOnEnd>[3];
+  const items: AsyncIterable<number> = { [Symbol.asyncIterator]: () => ({ next: () => new Promise<IteratorResult<number>>(() => undefined) }) };
+  const permit = { report: (): void => undefined };
+  const settle = (): void => undefined;
+  const scope = { gateway: {}, context: { signal: new AbortController().signal }, telemetry: {}, info: {} } as unknown as Scope;
+  const count = 5000;
+  const held: unknown[] = new Array<unknown>(count);
+  const before = await settledHeap();
+  for (let i = 0; i < count; i++) held[i] = settledOnEnd(items, permit, settle, scope);
+  const perLayer = ((await settledHeap()) - before) / count;
+  t.ok(perLayer < 200, `${perLayer.toFixed(0)} bytes per open layer`);
+  t.equal(held.length, count);
+});

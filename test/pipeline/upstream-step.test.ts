@@ -71,3 +71,35 @@ t.test('the upstream step adds few promises around the provider call (one target
   t.equal(call.kind, 'json', 'the answer came through');
   t.ok(promises <= 6, `promises around the provider call: ${promises}`);
 });
+
+// A stream's normalize context lives as long as the stream. Its name resolvers were closures made in
+// callTarget, whose scope they shared: every stream kept the body sent upstream (for a renamed,
+// re-identified or prompt-mode call, a copy of the whole history) until its end.
+t.test("a stream's normalize context does not keep the body sent upstream", async (t) => {
+  const { settledHeap } = await import('../helpers/heap.js');
+  const { startGateway } = await import('../helpers/gateway.js');
+  const { callUpstream } = await import('../../src/pipeline/upstream-step.js');
+  const { newRequestInfo } = await import('../../src/pipeline/request-info.js');
+  const { RequestTelemetry } = await import('../../src/pipeline/telemetry.js');
+  const gw = await startGateway({ yaml: 'providers:\n  simulator: {type: simulator}\n', logLevel: 'warn' });
+  t.teardown(() => gw.close());
+  const target = gw.gateway.router.resolve('simulator/weather');
+  let sent: WeakRef<object> | undefined;
+  // Stubbed on this target's adapter: answers with a stream that has not started, keeps no body.
+  (target.provider as unknown as { stream: (body: object) => Promise<AsyncIterable<unknown>> }).stream = (body) => {
+    sent = new WeakRef(body);
+    return Promise.resolve({ [Symbol.asyncIterator]: () => ({ next: () => new Promise<IteratorResult<unknown>>(() => undefined) }) });
+  };
+  const tool = { type: 'function' as const, function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } };
+  const request = { model: 'simulator/weather', stream: true, messages: [{ role: 'user' as const, content: 'weather?' }], tools: [tool] };
+  const info = newRequestInfo('chat_completions', true);
+  const controller = new AbortController();
+  const context = { upstreamModel: target.upstreamModel, signal: controller.signal, requestId: 'r', log: gw.gateway.log as never, ledger: gw.gateway.ledger.forScope('anonymous'), forwardHeaders: {} };
+  const scope = { gateway: gw.gateway, context, telemetry: new RequestTelemetry(gw.gateway, info, request, undefined), info };
+  const call = await callUpstream(request, target, scope, gw.gateway.workBudgets.forScope(''));
+  t.equal(call.kind, 'stream', 'a stream came back');
+  t.not(sent, undefined, 'the provider was called');
+  await settledHeap();
+  t.equal(sent?.deref(), undefined, 'the body sent upstream was collected while the stream is open');
+  t.equal(call.normalizeContext.resolveName('get_weather'), 'get_weather', 'the context still resolves names');
+});

@@ -8,6 +8,7 @@ import { parseConfig } from '../../src/config/load.js';
 import { errors, GatewayError } from '../../src/errors.js';
 import { parseJsonBody } from '../../src/http/json-body.js';
 import { CircuitBreaker } from '../../src/resilience/breaker.js';
+import { TargetGate } from '../../src/resilience/index.js';
 import { backoffMs, breakerResult, classify, retryAfterMs } from '../../src/resilience/retry.js';
 import type { ResolvedModel } from '../../src/routing/router.js';
 
@@ -109,6 +110,24 @@ t.test('circuit breaker: opens after N failures, half-open lets one trial throug
   t.equal(breaker.acquire(), undefined);
   now = 5001;
   t.ok(breaker.acquire(), 'stale trial released');
+});
+
+// A stream holds its permits until it ends: each was an object with a closure (and its scope) per
+// breaker and one more for the target; now small objects whose report is one shared method.
+t.test('permits share their report function: no closure per call', async (t) => {
+  const breaker = new CircuitBreaker('p', { failureThreshold: 3, cooldownMs: 1000 });
+  const [a, b] = [breaker.acquire()!, breaker.acquire()!];
+  t.equal(a.report, b.report, 'breaker permits: one report function');
+  const gate = new TargetGate(new CircuitBreaker('p', { failureThreshold: 3, cooldownMs: 1000 }), breaker);
+  const [c, d] = [gate.acquire()!, gate.acquire()!];
+  t.equal(c.report, d.report, 'target permits: one report function');
+  d.report('failure');
+  d.report('failure');
+  a.report('failure');
+  t.equal(breaker.state, 'closed', 'each permit reports once');
+  c.report('failure');
+  t.equal(breaker.state, 'open', 'the third failure opens the model breaker');
+  t.equal(gate.provider.state, 'closed', 'a model-scoped failure is neutral for the provider');
 });
 
 t.test('retry classification, retry-after and backoff', async (t) => {

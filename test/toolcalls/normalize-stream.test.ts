@@ -255,3 +255,23 @@ t.test('a native call streamed in many fragments holds about its characters', as
   t.equal(kept.length, normalizers);
   t.ok(held < fragments * 24, `${Math.round(held)} bytes held per stream for ${fragments} fragments of 6 characters`);
 });
+
+// A stream holds its normalizer until it ends: it kept the last chunk it saw (for the id, created
+// and model end() copies), and with it the chunk's choices and the upstream text it remembers.
+t.test('a normalizer does not keep the last chunk, only what end() copies from it', async (t) => {
+  const normalizer = createStreamNormalizer(normalizeContext(TOOLS));
+  let seen: WeakRef<object> | undefined;
+  const push = (): void => {
+    const last = { ...chunk({ tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":' } }] }), id: 'c2', created: 2, model: 'm2', system_fingerprint: 'fp' };
+    seen = new WeakRef(last);
+    normalizer.push(last, []);
+  };
+  normalizer.push(chunk({ content: 'Looking it up.' }), []);
+  push();
+  await settledHeap();
+  t.equal(seen?.deref(), undefined, 'the last chunk was collected');
+  const out: ChatChunk[] = [];
+  normalizer.end(out);
+  t.ok(out.length > 0, 'end() still closes the open call');
+  for (const piece of out) t.match(piece, { id: 'c2', object: 'chat.completion.chunk', created: 2, model: 'm2', system_fingerprint: 'fp' }, 'with the last chunk\'s fields');
+});
