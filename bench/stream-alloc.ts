@@ -1,8 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { type Child, log, round, sleep, spawnChild } from './common.js';
 import { tempConfig } from './inproc.js';
-import { Pool } from 'undici';
-import { streamLoad } from './load.js';
+import { openStreams, streamLoad } from './load.js';
 import { gatewayConfig, modelFor, requestBody, type UpstreamVariant } from './scenario.js';
 import { SHIPPED_NODE_ARGS } from './servers.js';
 
@@ -102,32 +101,15 @@ async function allocated(build: Build, url: string, body: string, streams: numbe
  */
 async function held(build: Build, url: string, body: string, count: number, afterMs: number): Promise<void> {
   await build.child.ask({ type: 'alloc-start', all: false }, 'alloc-started', 60_000);
-  const target = new URL(url);
-  const pool = new Pool(target.origin, { connections: count, pipelining: 1, bodyTimeout: 120_000, headersTimeout: 120_000 });
-  let opened = 0;
-  let allOpen: () => void = () => undefined;
-  const open = new Promise<void>((resolve) => {
-    allOpen = resolve;
-  });
-  const streams = Array.from({ length: count }, async () => {
-    const response = await pool.request({ method: 'POST', path: target.pathname, headers: { 'content-type': 'application/json' }, body });
-    let tail = '';
-    let first = true;
-    for await (const part of response.body) {
-      if (first && ++opened === count) allOpen();
-      first = false;
-      tail = (tail + (part as Buffer).toString('latin1')).slice(-64);
-    }
-    return response.statusCode === 200 && tail.endsWith('data: [DONE]\n\n');
-  });
-  await Promise.race([open, Promise.all(streams)]);
+  const streams = openStreams(url, body, count);
+  await Promise.race([streams.open, streams.ended]);
   if (afterMs > 0) await sleep(afterMs);
   const during = await build.child.ask<{ sites: Record<string, number>; heapUsed: number }>({ type: 'alloc-stop' }, 'alloc', 60_000);
-  const ended = await Promise.all(streams);
-  await pool.close();
+  const ended = await streams.ended;
+  await streams.pool.close();
   await sleep(200);
   const idle = await build.child.ask<{ heapUsed: number }>({ type: 'heap' }, 'heap', 60_000);
-  if (opened < count) throw new Error(`${build.label}: streams ended before all ${count} were open: use a slower upstream (BENCH_SLOW_MS)`);
+  if (streams.opened() < count) throw new Error(`${build.label}: streams ended before all ${count} were open: use a slower upstream (BENCH_SLOW_MS)`);
   if (ended.some((ok) => !ok)) throw new Error(`${build.label}: ${ended.filter((ok) => !ok).length} slow streams failed`);
   add(build.held, during.sites);
   build.opened += count;

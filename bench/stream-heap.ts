@@ -1,10 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
-import { Pool } from 'undici';
-import { type Child, BENCH_DIR, log, round, sleep, spawnChild } from './common.js';
+import { type Child, BENCH_DIR, log, ROOT_DIR, round, sleep, spawnChild } from './common.js';
 import { dominators, readSnapshot, retainedSizes } from './heap-snapshot.js';
 import { tempConfig } from './inproc.js';
+import { openStreams } from './load.js';
 import { gatewayConfig, modelFor, requestBody } from './scenario.js';
 import { post, SHIPPED_NODE_ARGS } from './servers.js';
 
@@ -20,7 +20,7 @@ import { post, SHIPPED_NODE_ARGS } from './servers.js';
 //   node --import tsx bench/stream-heap.ts [--gw=<label>=<root> ...] [--bare] [--count=1000]
 //        [--top=30] [--keep]
 //
-// Each root needs a built dist/. 127.0.0.1 only.
+// Each root needs a built dist/ (default, without --gw: this checkout). 127.0.0.1 only.
 
 function flag(name: string): string | undefined {
   return process.argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
@@ -34,28 +34,6 @@ interface Result {
   total: number;
   heapUsedIdle: number;
   heapUsedOpen: number;
-}
-
-async function openStreams(url: string, body: string, count: number): Promise<{ open: Promise<void>; ended: Promise<boolean[]>; pool: Pool }> {
-  const target = new URL(url);
-  const pool = new Pool(target.origin, { connections: count, pipelining: 1, bodyTimeout: 120_000, headersTimeout: 120_000 });
-  let opened = 0;
-  let allOpen: () => void = () => undefined;
-  const open = new Promise<void>((resolve) => (allOpen = resolve));
-  const ended = Promise.all(
-    Array.from({ length: count }, async () => {
-      const response = await pool.request({ method: 'POST', path: target.pathname, headers: { 'content-type': 'application/json' }, body });
-      let tail = '';
-      let first = true;
-      for await (const part of response.body) {
-        if (first && ++opened === count) allOpen();
-        first = false;
-        tail = (tail + (part as Buffer).toString('latin1')).slice(-64);
-      }
-      return response.statusCode === 200 && tail.endsWith('data: [DONE]\n\n');
-    }),
-  );
-  return { open, ended, pool };
 }
 
 function analyze(label: string, idlePath: string, openPath: string, count: number, heapUsedIdle: number, heapUsedOpen: number): Result {
@@ -88,7 +66,7 @@ async function measure(label: string, child: Child, url: string, warmUrl: string
   const idlePath = join(dir, `${label}-idle.heapsnapshot`);
   const openPath = join(dir, `${label}-open.heapsnapshot`);
   const idle = await child.ask<{ heapUsed: number }>({ type: 'snapshot', path: idlePath }, 'snapshot-written', 120_000);
-  const streams = await openStreams(url, body, count);
+  const streams = openStreams(url, body, count);
   await Promise.race([streams.open, streams.ended]);
   await sleep(200);
   const open = await child.ask<{ heapUsed: number }>({ type: 'snapshot', path: openPath }, 'snapshot-written', 120_000);
@@ -102,7 +80,9 @@ async function measure(label: string, child: Child, url: string, warmUrl: string
 async function main(): Promise<void> {
   const count = Number(flag('count') ?? 1000);
   const top = Number(flag('top') ?? 30);
-  const specs = process.argv.filter((arg) => arg.startsWith('--gw=')).map((arg) => arg.slice(5).split('=') as [string, string]);
+  const given = process.argv.filter((arg) => arg.startsWith('--gw=')).map((arg) => arg.slice(5).split('=') as [string, string]);
+  // No --gw: this checkout's build.
+  const specs: Array<[string, string]> = given.length > 0 ? given : [['toolgate', ROOT_DIR]];
   const dir = mkdtempSync(join(os.tmpdir(), 'toolgate-heap-'));
   const upstream = await spawnChild('upstream.ts', [], { env: { BENCH_SLOW_MS: process.env.BENCH_SLOW_MS ?? '1000', BENCH_SLOW_CHUNKS: '20' } });
   const config = tempConfig('stream-heap', gatewayConfig(upstream.url, 'warn'));

@@ -1,4 +1,5 @@
-import t from 'tap';
+import t, { type Test } from 'tap';
+import type { ChatRequest, RawChatRequest } from '../../src/api/chat-types.js';
 import { startFaultyUpstream } from '../helpers/faulty-upstream.js';
 import { post, startReliableGateway } from '../helpers/reliable-gateway.js';
 
@@ -42,23 +43,15 @@ models:
 // it (the old chain made 11 on Node 20, this one 5; with the hook on, each await makes one too).
 t.test('the upstream step adds few promises around the provider call (one target, first attempt)', async (t) => {
   const { createHook } = await import('node:async_hooks');
-  const { startGateway } = await import('../helpers/gateway.js');
   const { callUpstream } = await import('../../src/pipeline/upstream-step.js');
-  const { newRequestInfo } = await import('../../src/pipeline/request-info.js');
-  const { RequestTelemetry } = await import('../../src/pipeline/telemetry.js');
-  const gw = await startGateway({ yaml: 'providers:\n  simulator: {type: simulator}\n', logLevel: 'warn' });
-  t.teardown(() => gw.close());
-  const target = gw.gateway.router.resolve('simulator/weather');
+  const { gw, target, scopeFor } = await simulatorStep(t);
   const completion = { id: 'c', object: 'chat.completion', created: 1, model: 'weather', choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: 'sunny' } }] };
   const answer = Promise.resolve(completion);
   // Stubbed on this target's adapter only: the provider's own promises are not counted.
   (target.provider as unknown as { complete: () => Promise<unknown> }).complete = () => answer;
   const request = { model: 'simulator/weather', messages: [{ role: 'user' as const, content: 'weather?' }] };
-  const info = newRequestInfo('chat_completions', false);
-  const controller = new AbortController();
-  const context = { upstreamModel: target.upstreamModel, signal: controller.signal, requestId: 'r', log: gw.gateway.log as never, ledger: gw.gateway.ledger.forScope('anonymous'), forwardHeaders: {} };
   const budgets = gw.gateway.workBudgets.forScope('');
-  const scope = { gateway: gw.gateway, context, telemetry: new RequestTelemetry(gw.gateway, info, request, undefined), info };
+  const scope = scopeFor(request);
   await callUpstream(request, target, scope, budgets); // warm: caches, lazy loads
   let promises = 0;
   const hook = createHook({
@@ -77,13 +70,8 @@ t.test('the upstream step adds few promises around the provider call (one target
 // re-identified or prompt-mode call, a copy of the whole history) until its end.
 t.test("a stream's normalize context does not keep the body sent upstream", async (t) => {
   const { settledHeap } = await import('../helpers/heap.js');
-  const { startGateway } = await import('../helpers/gateway.js');
   const { callUpstream } = await import('../../src/pipeline/upstream-step.js');
-  const { newRequestInfo } = await import('../../src/pipeline/request-info.js');
-  const { RequestTelemetry } = await import('../../src/pipeline/telemetry.js');
-  const gw = await startGateway({ yaml: 'providers:\n  simulator: {type: simulator}\n', logLevel: 'warn' });
-  t.teardown(() => gw.close());
-  const target = gw.gateway.router.resolve('simulator/weather');
+  const { gw, target, scopeFor } = await simulatorStep(t);
   let sent: WeakRef<object> | undefined;
   // Stubbed on this target's adapter: answers with a stream that has not started, keeps no body.
   (target.provider as unknown as { stream: (body: object) => Promise<AsyncIterable<unknown>> }).stream = (body) => {
@@ -92,14 +80,26 @@ t.test("a stream's normalize context does not keep the body sent upstream", asyn
   };
   const tool = { type: 'function' as const, function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } };
   const request = { model: 'simulator/weather', stream: true, messages: [{ role: 'user' as const, content: 'weather?' }], tools: [tool] };
-  const info = newRequestInfo('chat_completions', true);
-  const controller = new AbortController();
-  const context = { upstreamModel: target.upstreamModel, signal: controller.signal, requestId: 'r', log: gw.gateway.log as never, ledger: gw.gateway.ledger.forScope('anonymous'), forwardHeaders: {} };
-  const scope = { gateway: gw.gateway, context, telemetry: new RequestTelemetry(gw.gateway, info, request, undefined), info };
-  const call = await callUpstream(request, target, scope, gw.gateway.workBudgets.forScope(''));
+  const call = await callUpstream(request, target, scopeFor(request), gw.gateway.workBudgets.forScope(''));
   t.equal(call.kind, 'stream', 'a stream came back');
   t.not(sent, undefined, 'the provider was called');
   await settledHeap();
   t.equal(sent?.deref(), undefined, 'the body sent upstream was collected while the stream is open');
   t.equal(call.normalizeContext.resolveName('get_weather'), 'get_weather', 'the context still resolves names');
 });
+
+/** A gateway with the simulator, its weather target, and the scope callUpstream takes for one request. */
+async function simulatorStep(t: Test) {
+  const { startGateway } = await import('../helpers/gateway.js');
+  const { newRequestInfo } = await import('../../src/pipeline/request-info.js');
+  const { RequestTelemetry } = await import('../../src/pipeline/telemetry.js');
+  const gw = await startGateway({ yaml: 'providers:\n  simulator: {type: simulator}\n', logLevel: 'warn' });
+  t.teardown(() => gw.close());
+  const target = gw.gateway.router.resolve('simulator/weather');
+  const scopeFor = (request: RawChatRequest & ChatRequest) => {
+    const info = newRequestInfo('chat_completions', request.stream === true);
+    const context = { upstreamModel: target.upstreamModel, signal: new AbortController().signal, requestId: 'r', log: gw.gateway.log as never, ledger: gw.gateway.ledger.forScope('anonymous'), forwardHeaders: {} };
+    return { gateway: gw.gateway, context, telemetry: new RequestTelemetry(gw.gateway, info, request, undefined), info };
+  };
+  return { gw, target, scopeFor };
+}
