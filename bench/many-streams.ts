@@ -3,12 +3,14 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { type Child, log, procMemory, round, sleep, spawnChild } from './common.js';
 import { manyStreams } from './load.js';
-import { requestBody } from './scenario.js';
+import { MANY_STREAM_EVENT_MS, requestBody } from './scenario.js';
 import { post, startBare, startDefaultGateway } from './servers.js';
 
 // The 1,000-concurrent-streams phase of `npm run bench` alone, for A/B of what moves peak RSS:
 // toolgate (as `npm start` runs it, plus --node-args) and the bare passthrough, each a fresh process,
-// alternated over rounds; idle and peak RSS (VmHWM), errors, and the V8 heap at the peak.
+// alternated over rounds; idle and peak RSS (VmHWM), errors, how many upstream streams were open at
+// once, and the V8 heap at the peak. The upstream streams 20 events BENCH_SLOW_MS apart (default as
+// the full bench: MANY_STREAM_EVENT_MS).
 //
 //   node --import tsx bench/many-streams.ts [--rounds=2] [--count=1000] [--node=<binary>]
 //        [--targets=toolgate,bare] [--args-<target>="--flag ..."] [--env-<target>="K=V ..."]
@@ -23,7 +25,7 @@ async function main(): Promise<void> {
   const execPath = flag('node') ?? process.execPath;
   const targets = (flag('targets') ?? 'toolgate,bare').split(',');
   const tmp = mkdtempSync(join(os.tmpdir(), 'toolgate-many-'));
-  const upstream = await spawnChild('upstream.ts', []);
+  const upstream = await spawnChild('upstream.ts', [], { env: { BENCH_SLOW_CHUNKS: '20', BENCH_SLOW_MS: process.env.BENCH_SLOW_MS ?? String(MANY_STREAM_EVENT_MS) } });
   const options = { execPath, impl: 'dist' as const, upstream, tmp, portkey: { ok: false as const, note: 'not used' } };
   const rows: string[] = [];
   try {
@@ -44,6 +46,7 @@ async function main(): Promise<void> {
           await Promise.all(Array.from({ length: 20 }, () => post(url, body)));
           await sleep(200);
           const idle = procMemory(server.pid).rssMb;
+          await upstream.ask({ type: 'reset-stats' }, 'reset-stats');
           let peak = idle;
           let atPeak: NodeJS.MemoryUsage | undefined;
           let asking = false;
@@ -59,9 +62,10 @@ async function main(): Promise<void> {
               .catch(() => undefined)
               .finally(() => (asking = false));
           });
+          const { peakStreams } = await upstream.ask<{ peakStreams: number }>({ type: 'stats' }, 'stats');
           await sleep(300);
           const memory = procMemory(server.pid);
-          const line = `| ${roundIndex} | ${target} | ${result.completed}/${count} | ${result.errors + result.incomplete} | ${round(idle, 1)} | ${round(Math.max(peak, memory.peakRssMb), 1)} | ${round(memory.rssMb, 1)} | ${mb(atPeak?.heapTotal)} | ${mb(atPeak?.heapUsed)} | ${mb(atPeak?.external)} | ${mb(atPeak?.arrayBuffers)} |`;
+          const line = `| ${roundIndex} | ${target} | ${result.completed}/${count} | ${result.errors + result.incomplete} | ${round(idle, 1)} | ${round(Math.max(peak, memory.peakRssMb), 1)} | ${round(memory.rssMb, 1)} | ${peakStreams} | ${mb(atPeak?.heapTotal)} | ${mb(atPeak?.heapUsed)} | ${mb(atPeak?.external)} | ${mb(atPeak?.arrayBuffers)} |`;
           rows.push(line);
           log(line);
         } finally {
@@ -73,7 +77,7 @@ async function main(): Promise<void> {
     await upstream.stop();
     rmSync(tmp, { recursive: true, force: true });
   }
-  process.stdout.write(`| round | target | completed | errors | idle MB | peak MB | after MB | at the sampled peak: heap total / used, external, array buffers MB |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n${rows.join('\n')}\n`);
+  process.stdout.write(`| round | target | completed | errors | idle MB | peak MB | after MB | upstream streams at once | at the sampled peak: heap total / used, external, array buffers MB |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n${rows.join('\n')}\n`);
 }
 
 function mb(bytes: number | undefined): string {

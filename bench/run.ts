@@ -10,6 +10,7 @@ import { renderMarkdown } from './report.js';
 import { runNode, type NodeContext } from './throughput.js';
 import { SHIPPED_NODE_ARGS } from './servers.js';
 import type { BenchResults } from './types.js';
+import { MANY_STREAM_EVENT_MS } from './scenario.js';
 
 // `npm run bench`: toolgate vs a bare Fastify+undici passthrough, a JSON-parsing proxy, Portkey's
 // gateway and the upstream directly, on this machine, 127.0.0.1 only, on the machine's Node and on
@@ -166,7 +167,9 @@ async function main(): Promise<void> {
   results.meta.portkey = portkey.ok ? `@portkey-ai/gateway ${portkey.version} (npm, .cache/bench-peers)` : portkey.note;
   if (!portkey.ok) log(`Portkey: ${portkey.note}`);
 
-  const slow = { chunks: flags.quick ? 10 : 20, ms: flags.quick ? 50 : 100 };
+  // The 1,000-stream phase's streams last 20 × 250 ms = 5 s: all of them must be open at once, also
+  // on a machine where opening 1,000 takes seconds (at 100 ms apart a slow one had only ~750 open).
+  const slow = { chunks: flags.quick ? 10 : 20, ms: flags.quick ? 50 : MANY_STREAM_EVENT_MS };
   const longExtra = 80;
   const upstream: Child = await spawnChild('upstream.ts', [], {
     env: { BENCH_SSE_CHUNKS: '20', BENCH_SLOW_CHUNKS: String(slow.chunks), BENCH_SLOW_MS: String(slow.ms), BENCH_LONG_EXTRA: String(longExtra) },

@@ -46,6 +46,9 @@ export function requestBody(options: BodyOptions = {}): string {
   });
 }
 
+/** The 1,000-stream phase's upstream: 20 events this far apart (5 s a stream), so that every stream is open at once. */
+export const MANY_STREAM_EVENT_MS = 250;
+
 /** Upstream path prefix per mode (bench/upstream.ts) and the toolgate model that routes there. */
 export const UPSTREAM_PREFIX = { json: '', paced: '', burst: '/burst', 'paced-long': '/long', 'burst-long': '/burst/long', text: '/text', 'text-xml': '/text-xml', slow: '/slow' } as const;
 export type UpstreamVariant = keyof typeof UPSTREAM_PREFIX;

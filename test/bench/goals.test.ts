@@ -191,3 +191,11 @@ t.test("the bare passthrough's own added latency is an info line beside the late
   t.equal(goal(r, 'p99-json')?.met, false, "toolgate's own goal is judged as before (+3 ms)");
   t.equal(goal(run({}), 'floor-latency'), undefined, 'no bare row, no line');
 });
+
+t.test('the 1,000-stream goal is not met when fewer streams were open at once than it names', async (t) => {
+  const r = run({}, { manyStreams: [{ ...many(110), upstreamPeakConcurrent: 742 }, { ...many(130), target: 'bare', upstreamPeakConcurrent: 1000 }] });
+  t.equal(goal(r, 'many')?.value, '110 MB / 0; only 742 open at once');
+  t.equal(goal(r, 'many')?.met, false, 'under 120 MB, but not 1,000 at once');
+  t.equal(goal(r, 'floor-many')?.value, '130 MB / 0 (idle 80 MB)', 'the bare passthrough had them all open');
+  t.equal(goal(run({}, { manyStreams: [many(110)] }), 'many')?.met, true, 'all open at once, under the bound: met');
+});
