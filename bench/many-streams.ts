@@ -1,10 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
-import { type Child, log, procMemory, round, sleep, spawnChild } from './common.js';
-import { manyStreams } from './load.js';
-import { MANY_STREAM_EVENT_MS, requestBody } from './scenario.js';
-import { post, startBare, startDefaultGateway } from './servers.js';
+import { type Child, log, round, spawnChild } from './common.js';
+import { MANY_STREAM_EVENT_MS } from './scenario.js';
+import { manyStreamsThrough, startBare, startDefaultGateway } from './servers.js';
 
 // The 1,000-concurrent-streams phase of `npm run bench` alone, for A/B of what moves peak RSS:
 // toolgate (as `npm start` runs it, plus --node-args) and the bare passthrough, each a fresh process,
@@ -41,17 +40,9 @@ async function main(): Promise<void> {
           for (const key of Object.keys(env)) delete process.env[key];
         }
         try {
-          const url = target.startsWith('bare') ? `${server.url}/slow/v1/chat/completions` : `${server.url}/v1/chat/completions`;
-          const body = requestBody({ model: 'bench-slow', stream: true });
-          await Promise.all(Array.from({ length: 20 }, () => post(url, body)));
-          await sleep(200);
-          const idle = procMemory(server.pid).rssMb;
-          await upstream.ask({ type: 'reset-stats' }, 'reset-stats');
-          let peak = idle;
           let atPeak: NodeJS.MemoryUsage | undefined;
           let asking = false;
-          const result = await manyStreams(url, body, count, () => {
-            peak = Math.max(peak, procMemory(server.pid).rssMb);
+          const measured = await manyStreamsThrough(server, target.startsWith('bare'), upstream, count, () => {
             if (asking) return;
             asking = true;
             void server
@@ -62,10 +53,7 @@ async function main(): Promise<void> {
               .catch(() => undefined)
               .finally(() => (asking = false));
           });
-          const { peakStreams } = await upstream.ask<{ peakStreams: number }>({ type: 'stats' }, 'stats');
-          await sleep(300);
-          const memory = procMemory(server.pid);
-          const line = `| ${roundIndex} | ${target} | ${result.completed}/${count} | ${result.errors + result.incomplete} | ${round(idle, 1)} | ${round(Math.max(peak, memory.peakRssMb), 1)} | ${round(memory.rssMb, 1)} | ${peakStreams} | ${mb(atPeak?.heapTotal)} | ${mb(atPeak?.heapUsed)} | ${mb(atPeak?.external)} | ${mb(atPeak?.arrayBuffers)} |`;
+          const line = `| ${roundIndex} | ${target} | ${measured.completed}/${count} | ${measured.errors + measured.incomplete} | ${measured.idleRssMb} | ${Math.max(measured.peakRssMb, measured.processPeakRssMb)} | ${measured.afterRssMb} | ${measured.upstreamPeakConcurrent} | ${mb(atPeak?.heapTotal)} | ${mb(atPeak?.heapUsed)} | ${mb(atPeak?.external)} | ${mb(atPeak?.arrayBuffers)} |`;
           rows.push(line);
           log(line);
         } finally {

@@ -67,9 +67,4 @@ process.on('message', async (message) => {
 });
 
 // {type:'snapshot', path}: a heap snapshot written to path (what is alive, with retainers).
-process.on('message', (message) => {
-  if (message && typeof message === 'object' && message.type === 'snapshot') {
-    v8.writeHeapSnapshot(message.path);
-    process.send?.({ type: 'snapshot-written' });
-  }
-});
+import './heap-hook.mjs';

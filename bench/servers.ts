@@ -1,10 +1,11 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { ChildStartError, type Child, log, ROOT_DIR, sleep, spawnChild } from './common.js';
+import { ChildStartError, type Child, log, procMemory, round, ROOT_DIR, sleep, spawnChild } from './common.js';
+import { manyStreams } from './load.js';
 import type { Found } from './peers.js';
 import { gatewayConfig, modelFor, requestBody, UPSTREAM_PREFIX, type UpstreamVariant } from './scenario.js';
-import type { Mode, Target } from './types.js';
+import type { ManyStreamsResult, Mode, Target } from './types.js';
 
 // The servers of one Node version's run and how each target is asked: URL, body and headers per
 // upstream variant. Optional targets (Portkey, the inspector and tracing rows) that cannot start or
@@ -226,4 +227,40 @@ export async function checkSanity(set: ServerSet, upstream: Child, targets: read
 
 export async function stopAll(set: ServerSet): Promise<void> {
   for (const child of Object.values(set.children).reverse()) await child?.stop().catch(() => undefined);
+}
+
+/**
+ * `count` slow streams opened at once through a fresh `server` (toolgate, or a bare passthrough that
+ * routes by the upstream's /slow prefix), after 20 warm-up streams: the run, RSS idle / peak / after,
+ * and how many streams the upstream had open at once. `onTick` runs every 100 ms meanwhile.
+ */
+export async function manyStreamsThrough(
+  server: Child,
+  bare: boolean,
+  upstream: Child,
+  count: number,
+  onTick?: () => void,
+): Promise<Omit<ManyStreamsResult, 'target' | 'slowChunks' | 'slowMs'>> {
+  const url = bare ? `${server.url}/slow/v1/chat/completions` : `${server.url}/v1/chat/completions`;
+  const body = requestBody({ model: 'bench-slow', stream: true });
+  await Promise.all(Array.from({ length: 20 }, () => post(url, body)));
+  await sleep(200);
+  const idle = procMemory(server.pid).rssMb;
+  await upstream.ask({ type: 'reset-stats' }, 'reset-stats');
+  let peak = idle;
+  const result = await manyStreams(url, body, count, () => {
+    peak = Math.max(peak, procMemory(server.pid).rssMb);
+    onTick?.();
+  });
+  const { peakStreams } = await upstream.ask<{ peakStreams: number }>({ type: 'stats' }, 'stats');
+  await sleep(500);
+  const memory = procMemory(server.pid);
+  return {
+    ...result,
+    idleRssMb: round(idle, 1),
+    peakRssMb: round(Math.max(peak, memory.rssMb), 1),
+    processPeakRssMb: round(memory.peakRssMb, 1),
+    afterRssMb: round(memory.rssMb, 1),
+    upstreamPeakConcurrent: peakStreams,
+  };
 }

@@ -1,12 +1,11 @@
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Child, loadAverage, log, machineTicks, procCpuMs, procMemory, round, selfAndReapedTicks, sleep } from './common.js';
+import { type Child, loadAverage, log, machineTicks, procCpuMs, procMemory, round, selfAndReapedTicks } from './common.js';
 import { hrtimeUs, summarizeCpuProfile, type Window } from './cpuprofile.js';
 import { goalsFor } from './goals.js';
-import { jsonLoad, manyStreams, pacedJsonLoad, streamLoad } from './load.js';
+import { jsonLoad, pacedJsonLoad, streamLoad } from './load.js';
 import type { Found } from './peers.js';
-import { requestBody } from './scenario.js';
-import { checkSanity, endpoint, post, type ServerSet, startBare, startDefaultGateway, startServers, stopAll } from './servers.js';
+import { checkSanity, endpoint, manyStreamsThrough, type ServerSet, startBare, startDefaultGateway, startServers, stopAll } from './servers.js';
 import { summarize } from './summarize.js';
 import { MODERATE_SHARE, moderateRounds, type ManyStreamsResult, type Mode, type NodeRun, type Phase, type Row, type Target } from './types.js';
 
@@ -198,32 +197,10 @@ async function manyStreamsPhase(ctx: NodeContext): Promise<ManyStreamsResult[]> 
   for (const target of ['toolgate', 'bare'] as const) {
     const server = target === 'toolgate' ? await startDefaultGateway(options) : await startBare(options);
     try {
-      const url = target === 'toolgate' ? `${server.url}/v1/chat/completions` : `${server.url}/slow/v1/chat/completions`;
-      const body = requestBody({ model: 'bench-slow', stream: true });
-      await Promise.all(Array.from({ length: 20 }, () => post(url, body)));
-      await sleep(200);
-      const idle = procMemory(server.pid).rssMb;
-      await ctx.upstream.ask({ type: 'reset-stats' }, 'reset-stats');
-      let peak = idle;
       log(`${ctx.node}: ${MANY_STREAMS} concurrent slow streams through ${target} (${ctx.slow.chunks} events × ${ctx.slow.ms} ms)…`);
-      const result = await manyStreams(url, body, MANY_STREAMS, () => {
-        peak = Math.max(peak, procMemory(server.pid).rssMb);
-      });
-      const stats = await ctx.upstream.ask<{ peakStreams: number }>({ type: 'stats' }, 'stats');
-      await sleep(500);
-      const memory = procMemory(server.pid);
-      out.push({
-        target,
-        ...result,
-        idleRssMb: round(idle, 1),
-        peakRssMb: round(Math.max(peak, memory.rssMb), 1),
-        processPeakRssMb: round(memory.peakRssMb, 1),
-        afterRssMb: round(memory.rssMb, 1),
-        upstreamPeakConcurrent: stats.peakStreams,
-        slowChunks: ctx.slow.chunks,
-        slowMs: ctx.slow.ms,
-      });
-      log(`${target}: ${result.completed}/${MANY_STREAMS} complete, ${result.errors + result.incomplete} errors, ${result.wallS} s, RSS idle ${round(idle, 1)} → peak ${round(memory.peakRssMb, 1)} MB`);
+      const measured = await manyStreamsThrough(server, target === 'bare', ctx.upstream, MANY_STREAMS);
+      out.push({ target, ...measured, slowChunks: ctx.slow.chunks, slowMs: ctx.slow.ms });
+      log(`${target}: ${measured.completed}/${MANY_STREAMS} complete, ${measured.errors + measured.incomplete} errors, ${measured.wallS} s, RSS idle ${measured.idleRssMb} → peak ${measured.processPeakRssMb} MB`);
     } finally {
       await server.stop();
     }

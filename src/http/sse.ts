@@ -80,18 +80,9 @@ export async function writeSseFrom<T>(reply: FastifyReply, items: AsyncIterable<
   const iterator = items[Symbol.asyncIterator]();
   try {
     while (!writer.closed) {
-      // Both cleared once written: a suspended async function keeps what its variables hold, and
-      // this one waits for the upstream's next read with the last item (a batch of chunks) and its frames.
-      let next: IteratorResult<T> | undefined = await iterator.next();
-      if (writer.closed) break;
-      const done = next.done === true;
-      let frame: string | undefined = next.done ? (options.last ?? '') : render(next.value);
-      next = undefined;
-      if (frame !== '') {
-        writer.lastWrite = Date.now();
-        writer.send(frame);
-      }
-      frame = undefined;
+      // The item goes straight to writeItem: a suspended async function keeps what its variables
+      // hold, and this one waits for the upstream's next read (the last item is a batch of chunks).
+      const done = writeItem(writer, await iterator.next(), render, options.last);
       if (done) break;
       // Writes happen at the end of the tick, so a full socket buffer is seen one item late at most;
       // what waits meanwhile is bounded by FLUSH_AT and one upstream read.
@@ -105,6 +96,17 @@ export async function writeSseFrom<T>(reply: FastifyReply, items: AsyncIterable<
     if (writer.closed) await iterator.return?.().catch(() => undefined);
     writer.finish();
   }
+}
+
+/** Renders and sends one item (the last frame when the items ended); true when they ended. Nothing once the client is gone. */
+function writeItem<T>(writer: SseWriter, next: IteratorResult<T>, render: (item: T) => string, last: string | undefined): boolean {
+  if (writer.closed) return true;
+  const frame = next.done ? (last ?? '') : render(next.value);
+  if (frame !== '') {
+    writer.lastWrite = Date.now();
+    writer.send(frame);
+  }
+  return next.done === true;
 }
 
 // The writer's state is one object per stream, and its listeners (close, drain, the end-of-tick
