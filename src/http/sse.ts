@@ -73,7 +73,9 @@ export async function writeSseFrom<T>(reply: FastifyReply, items: AsyncIterable<
     connection: 'keep-alive',
     'x-accel-buffering': 'no',
   });
-  writer.queueFlush();
+  // The head alone once this turn of the event loop is over, unless a frame took it along by then
+  // (a first frame in the same read, or a stream that ended in its first tick).
+  setImmediate(startIfIdle, writer);
   const pingMs = options.pingMs ?? 0;
   if (pingMs > 0) watchIdle(writer, pingMs);
 
@@ -129,6 +131,8 @@ class SseWriter {
   // chunk in one writev. No res.cork: Node 24 puts the last chunk before the corked data on end.
   private pending = '';
   private flushQueued = false;
+  /** The head (with a first write, or alone) has gone to the socket. */
+  private started = false;
   private wake: (() => void) | undefined;
 
   constructor(
@@ -154,7 +158,7 @@ class SseWriter {
     else this.queueFlush();
   }
 
-  queueFlush(): void {
+  private queueFlush(): void {
     if (this.flushQueued) return;
     this.flushQueued = true;
     process.nextTick(flushWriter, this);
@@ -164,13 +168,19 @@ class SseWriter {
     this.flushQueued = false;
     const res = this.res;
     if (res.writableEnded) return;
-    if (this.pending !== '') {
-      const out = this.pending;
-      this.pending = '';
-      res.write(out);
-    } else if (!res.headersSent) {
-      res.flushHeaders(); // the client learns the stream started even if the first frame is slow
-    }
+    if (this.pending === '') return;
+    const out = this.pending;
+    this.pending = '';
+    this.started = true;
+    res.write(out);
+  }
+
+  /** The head alone, when nothing was written yet: the client learns the stream started even if the first frame is slow. */
+  startIfIdle(): void {
+    // Our own flag, not res.headersSent: that is true from writeHead on, before a byte left.
+    if (this.started || this.res.writableEnded || this.pending !== '') return;
+    this.started = true;
+    this.res.flushHeaders();
   }
 
   /** A `: ping` comment when nothing was written for `pingMs` (and the socket is not full). */
@@ -219,6 +229,10 @@ function onResponseDrain(this: ServerResponse): void {
 
 function flushWriter(writer: SseWriter): void {
   writer.flush();
+}
+
+function startIfIdle(writer: SseWriter): void {
+  writer.startIfIdle();
 }
 
 // Idle pings: one interval per ping period for all streams (an interval per stream was a timer

@@ -13,9 +13,9 @@ import { sseChunk, startRawUpstream } from '../helpers/raw-upstream.js';
 const USER = [{ role: 'user', content: 'hi' }];
 
 /** A gateway in front of an emulated OpenAI-compatible upstream answering with `handler`; both closed at teardown. */
-async function gatewayOver(t: { teardown(fn: () => Promise<void>): void }, handler: Parameters<typeof startRawUpstream>[0]): Promise<{ url: string }> {
+async function gatewayOver(t: { teardown(fn: () => Promise<void>): void }, handler: Parameters<typeof startRawUpstream>[0], extraYaml = ''): Promise<{ url: string }> {
   const upstream = await startRawUpstream(handler);
-  const gw = await startGateway({ yaml: `providers:\n  up:\n    type: openai-compatible\n    baseUrl: ${upstream.baseURL}\n    apiKey: sk-up-1\n`, logLevel: 'warn' });
+  const gw = await startGateway({ yaml: `providers:\n  up:\n    type: openai-compatible\n    baseUrl: ${upstream.baseURL}\n    apiKey: sk-up-1\n${extraYaml}`, logLevel: 'warn' });
   t.teardown(async () => {
     await gw.close();
     await upstream.close();
@@ -123,7 +123,8 @@ t.test('the headers leave at once when the first frame is slow', async (t) => {
     res.flushHeaders();
     // No event until the client has its response headers: a writer that held them for the first frame would hang.
     void rest.then(() => res.end(`${sseChunk('late')}data: [DONE]\n\n`));
-  });
+    // No idle ping either: a ping would bring the headers with it (after 15 s by default) and hide a writer that held them.
+  }, 'server:\n  ssePingMs: 0\n');
   const response = await streamChat(gw.url);
   t.equal(response.status, 200);
   t.match(response.headers.get('content-type'), /^text\/event-stream/);
