@@ -3,22 +3,34 @@ import { type Clock, TokenBucket } from '../state/token-bucket.js';
 
 // Best-effort JSON repair with bounded cost, shared by the history pass (client arguments) and
 // the answer normalizer (model arguments). jsonrepair re-scans from string starts on some broken
-// shapes ('a'a'a…, "a"b"a…, `a`a…): worse than quadratic — `{'a'a'a…}` took 30–60 ms at 1 KB,
-// 1.1 s at 4 KB and 8 s at 8 KB; 250 KB of 'a took 23 s. So it only sees text up to
-// REPAIR_MAX_CHARS, not nested deeper than REPAIR_MAX_DEPTH (it recurses per level), and each
-// tenant (gateway key scope) at most what its own token bucket allows, charged at the worst case
-// (length²): one tenant's broken arguments never use up another's repairs (src/state/work-budgets.ts).
-// Past any bound the caller keeps the text as it is (wrapped), and says so.
+// shapes ('a'a'a…, "a"b"a…, `a`a…): worse than quadratic — `{'a'a'a…}` took 30–130 ms at 1 KB
+// (machine and load), 1.1 s at 4 KB and 8 s at 8 KB; 250 KB of 'a took 23 s. So it only sees text
+// up to REPAIR_MAX_CHARS, not nested deeper than REPAIR_MAX_DEPTH (it recurses per level), and each
+// tenant (gateway key scope) at most what its own token bucket allows: one tenant's broken
+// arguments never use up another's repairs (src/state/work-budgets.ts).
+//
+// Two buckets per tenant. The size bucket is paid before a repair, at the worst case its size allows
+// (length²), so nothing runs that it cannot cover on paper. The time bucket is paid after, with the
+// time the repair really took, and a repair runs only while it is not in debt. The time bucket is what
+// bounds the CPU: the size price alone assumed a 1 KB worst case costs 10–60 ms, and on a machine where
+// it costs more than the refill (100 ms) a tenant sending answers full of such calls kept the event loop
+// in jsonrepair all the time. Past any bound the caller keeps the text as it is (wrapped), and says so.
 
-/** Longest text handed to jsonrepair (its worst shapes measured 30–60 ms at this size on a loaded 2-core machine). */
+/** Longest text handed to jsonrepair (its worst shapes measured 30–130 ms at this size on a loaded 2-core machine). */
 export const REPAIR_MAX_CHARS = 1_024;
 /** Deepest bracket nesting handed to jsonrepair. */
 export const REPAIR_MAX_DEPTH = 128;
-// Budget per tenant in length² units: a burst of 2 worst cases at the cap, then one per 100 ms.
+// Size budget per tenant in length² units: a burst of 2 worst cases at the cap, then one per 100 ms.
 // Typical repairs (a few hundred characters) cost a tenth of one or less.
 const WORST = REPAIR_MAX_CHARS * REPAIR_MAX_CHARS;
 const BUCKET_UNITS = 2 * WORST;
 const REFILL_UNITS_PER_MS = WORST / 100;
+/**
+ * Time budget per tenant, in measured milliseconds of jsonrepair: a burst of 200 ms, then a tenth
+ * of the event loop. Typical repairs take microseconds; a GC pause inside one costs a few ms of it.
+ */
+export const REPAIR_TIME_BURST_MS = 200;
+export const REPAIR_TIME_SHARE = 0.1;
 
 export type RepairOutcome =
   | { repaired: string }
@@ -29,18 +41,31 @@ export type RepairOutcome =
 export class RepairBudget {
   /** Characters handed to jsonrepair so far (for tests and benchmarks). */
   charsRepaired = 0;
-  private readonly bucket: TokenBucket;
+  /** Milliseconds jsonrepair took so far, as measured (for tests and benchmarks). */
+  msRepairing = 0;
+  private readonly size: TokenBucket;
+  private readonly time: TokenBucket;
+  /** The clock both buckets refill by and repairs are timed with (monotonic ms). */
+  readonly now: Clock;
 
   /** `capacity` in length² units (default: 2 worst cases); tests may pass a clock. */
   constructor(options: { capacity?: number; now?: Clock } = {}) {
-    this.bucket = new TokenBucket(options.capacity ?? BUCKET_UNITS, REFILL_UNITS_PER_MS, options.now);
+    this.now = options.now ?? (() => performance.now());
+    this.size = new TokenBucket(options.capacity ?? BUCKET_UNITS, REFILL_UNITS_PER_MS, this.now);
+    this.time = new TokenBucket(REPAIR_TIME_BURST_MS, REPAIR_TIME_SHARE, this.now);
   }
 
-  /** Pays for repairing `chars` characters (length² units); false when the budget cannot. */
+  /** Pays for repairing `chars` characters (length² units); false when either budget cannot. */
   take(chars: number): boolean {
-    if (!this.bucket.take(chars * chars)) return false;
+    if (this.time.available() <= 0 || !this.size.take(chars * chars)) return false;
     this.charsRepaired += chars;
     return true;
+  }
+
+  /** Pays for the time a repair took; past what the time bucket held, the tenant is in debt until it refills. */
+  settle(elapsedMs: number): void {
+    this.msRepairing += elapsedMs;
+    this.time.spend(elapsedMs);
   }
 }
 
@@ -53,10 +78,13 @@ export function repairJsonBounded(text: string, budget: RepairBudget): RepairOut
     return { skipped: 'too_deep', reason: `nested deeper than the repair limit of ${REPAIR_MAX_DEPTH} levels` };
   }
   if (!budget.take(text.length)) return { skipped: 'busy', reason: 'the repair budget of this gateway key (or of the anonymous client when no keys are configured) is used up for now' };
+  const started = budget.now();
   try {
     return { repaired: jsonrepair(text) };
   } catch {
     return { failed: true };
+  } finally {
+    budget.settle(budget.now() - started);
   }
 }
 

@@ -36,7 +36,7 @@ export class TokenBucket {
     return true;
   }
 
-  /** Pays for work already done (at most what `available` said). */
+  /** Pays for work already done; more than `available` leaves the bucket in debt, refilled before anything is taken again. */
   spend(units: number): void {
     this.tokens -= units;
   }
