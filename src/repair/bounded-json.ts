@@ -1,4 +1,5 @@
 import { jsonrepair } from 'jsonrepair';
+import { LRUCache } from 'lru-cache';
 import { type Clock, TokenBucket } from '../state/token-bucket.js';
 
 // Best-effort JSON repair with bounded cost, shared by the history pass (client arguments) and
@@ -31,11 +32,20 @@ const REFILL_UNITS_PER_MS = WORST / 100;
  */
 export const REPAIR_TIME_BURST_MS = 200;
 export const REPAIR_TIME_SHARE = 0.1;
+/**
+ * Bytes of recent repairs (text and result) a tenant keeps, so the same text is repaired once: a
+ * streamed call block that is still open is re-read as it grows (about nine reads of each call, see
+ * CallScanner.push), and an agent loop sends the same broken arguments back on every turn.
+ */
+export const REPAIR_MEMO_BYTES = 32 * 1024;
 
 export type RepairOutcome =
   | { repaired: string }
   | { failed: true }
   | { skipped: 'too_large' | 'too_deep' | 'busy'; reason: string };
+
+/** What jsonrepair made of a text: the repaired text, or null when it gave up. */
+type Remembered = { repaired: string | null };
 
 /** One tenant's jsonrepair budget (see src/state/work-budgets.ts for who holds one). */
 export class RepairBudget {
@@ -43,8 +53,14 @@ export class RepairBudget {
   charsRepaired = 0;
   /** Milliseconds jsonrepair took so far, as measured (for tests and benchmarks). */
   msRepairing = 0;
+  /** Repairs answered from the memo (for tests and benchmarks). */
+  recalled = 0;
   private readonly size: TokenBucket;
   private readonly time: TokenBucket;
+  private readonly memo = new LRUCache<string, Remembered>({
+    maxSize: REPAIR_MEMO_BYTES,
+    sizeCalculation: (value, key) => 2 * (key.length + (value.repaired?.length ?? 0)) + 64,
+  });
   /** The clock both buckets refill by and repairs are timed with (monotonic ms). */
   readonly now: Clock;
 
@@ -62,6 +78,19 @@ export class RepairBudget {
     return true;
   }
 
+  /** What an earlier repair of `text` gave, or undefined. */
+  recall(text: string): RepairOutcome | undefined {
+    const known = this.memo.get(text);
+    if (known === undefined) return undefined;
+    this.recalled++;
+    return known.repaired === null ? { failed: true } : { repaired: known.repaired };
+  }
+
+  /** Keeps what jsonrepair made of `text` (a copy of it: `text` may be a slice of a whole answer). */
+  remember(text: string, repaired: string | null): void {
+    this.memo.set(` ${text}`.slice(1), { repaired });
+  }
+
   /** Pays for the time a repair took; past what the time bucket held, the tenant is in debt until it refills. */
   settle(elapsedMs: number): void {
     this.msRepairing += elapsedMs;
@@ -77,15 +106,19 @@ export function repairJsonBounded(text: string, budget: RepairBudget): RepairOut
   if (bracketDepth(text, REPAIR_MAX_DEPTH) > REPAIR_MAX_DEPTH) {
     return { skipped: 'too_deep', reason: `nested deeper than the repair limit of ${REPAIR_MAX_DEPTH} levels` };
   }
+  const known = budget.recall(text);
+  if (known !== undefined) return known;
   if (!budget.take(text.length)) return { skipped: 'busy', reason: 'the repair budget of this gateway key (or of the anonymous client when no keys are configured) is used up for now' };
   const started = budget.now();
+  let repaired: string | null = null;
   try {
-    return { repaired: jsonrepair(text) };
+    repaired = jsonrepair(text);
   } catch {
-    return { failed: true };
-  } finally {
-    budget.settle(budget.now() - started);
+    // jsonrepair gave up: remembered too, it would give up again.
   }
+  budget.settle(budget.now() - started);
+  budget.remember(text, repaired);
+  return repaired === null ? { failed: true } : { repaired };
 }
 
 /**

@@ -75,3 +75,25 @@ t.test('the final flush asks only the formats whose markers are in the held-back
     t.same(askedAbsent, [], `${unit}: formats without a marker in the text were not asked in the flush`);
   }
 });
+
+// An open block is re-read as it grows (about nine times in all, see CallScanner.push): the calls
+// it holds were repaired again at each read. The tenant's repair memo makes it once per text.
+t.test('a streamed call block repairs each broken argument text once, as the whole-text parse does', async (t) => {
+  const SECTIONS: Record<string, [string, (i: number) => string, string]> = {
+    kimi: ['<|tool_calls_section_begin|>', (i) => `<|tool_call_begin|>functions.get_weather:${i}<|tool_call_argument_begin|>{'city': 'Oslo${i}'}<|tool_call_end|>`, '<|tool_calls_section_end|>'],
+    deepseek: ['<｜tool▁calls▁begin｜>', (i) => `<｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n\`\`\`json\n{'city': 'Oslo${i}'}\n\`\`\`<｜tool▁call▁end｜>`, '<｜tool▁calls▁end｜>'],
+    hermes: ['', (i) => `<tool_call>{'name': 'get_weather', 'arguments': {'city': 'Oslo${i}'}}</tool_call>\n`, ''],
+  };
+  for (const [name, [open, call, close]] of Object.entries(SECTIONS)) {
+    const text = open + Array.from({ length: 20 }, (_, i) => call(i)).join('') + close;
+    const whole = parseContext();
+    t.equal(parseWithDetails(text, whole).result?.calls.length, 20, `${name}: the whole text has 20 calls`);
+    const streamed = parseContext();
+    const extractor = createStreamExtractor(streamed);
+    let calls = 0;
+    for (let at = 0; at < text.length; at += 16) calls += extractor.feed(text.slice(at, at + 16)).filter((event) => event.type === 'call').length;
+    calls += extractor.end().filter((event) => event.type === 'call').length;
+    t.equal(calls, 20, `${name}: streamed, 20 calls`);
+    t.equal(streamed.repairBudget.charsRepaired, whole.repairBudget.charsRepaired, `${name}: ${streamed.repairBudget.charsRepaired} characters repaired streamed, ${whole.repairBudget.charsRepaired} whole`);
+  }
+});
