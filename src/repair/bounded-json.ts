@@ -27,10 +27,12 @@ const WORST = REPAIR_MAX_CHARS * REPAIR_MAX_CHARS;
 const BUCKET_UNITS = 2 * WORST;
 const REFILL_UNITS_PER_MS = WORST / 100;
 /**
- * Time budget per tenant, in measured milliseconds of jsonrepair: a burst of 200 ms, then a tenth
- * of the event loop. Typical repairs take microseconds; a GC pause inside one costs a few ms of it.
+ * Time budget per tenant, in measured milliseconds of jsonrepair: a burst of 50 ms, then a tenth
+ * of the event loop. A repair runs while the bucket is not in debt, so the longest one parse can
+ * hold the event loop in repairs is the burst plus one repair (at the size cap, 30–130 ms).
+ * Typical repairs take microseconds; a GC pause inside one costs a few ms of it.
  */
-export const REPAIR_TIME_BURST_MS = 200;
+export const REPAIR_TIME_BURST_MS = 50;
 export const REPAIR_TIME_SHARE = 0.1;
 /**
  * Bytes of recent repairs (text and result) a tenant keeps, so the same text is repaired once: a
