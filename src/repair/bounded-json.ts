@@ -49,7 +49,7 @@ export type RepairOutcome =
 /** What jsonrepair made of a text: the repaired text, or null when it gave up. */
 type Remembered = { repaired: string | null };
 
-/** One tenant's jsonrepair budget (see src/state/work-budgets.ts for who holds one). */
+/** One tenant's jsonrepair budget and its memo of recent repairs (see src/state/work-budgets.ts for who holds one). */
 export class RepairBudget {
   /** Characters handed to jsonrepair so far (for tests and benchmarks). */
   charsRepaired = 0;
