@@ -1,5 +1,6 @@
 import { jsonrepair } from 'jsonrepair';
 import { LRUCache } from 'lru-cache';
+import { TimeBudget } from '../state/time-budget.js';
 import { type Clock, TokenBucket } from '../state/token-bucket.js';
 
 // Best-effort JSON repair with bounded cost, shared by the history pass (client arguments) and
@@ -27,13 +28,21 @@ const WORST = REPAIR_MAX_CHARS * REPAIR_MAX_CHARS;
 const BUCKET_UNITS = 2 * WORST;
 const REFILL_UNITS_PER_MS = WORST / 100;
 /**
- * Time budget per tenant, in measured milliseconds of jsonrepair: a burst of 50 ms, then a tenth
- * of the event loop. A repair runs while the bucket is not in debt, so the longest one parse can
- * hold the event loop in repairs is the burst plus one repair (at the size cap, 30–130 ms).
- * Typical repairs take microseconds; a GC pause inside one costs a few ms of it.
+ * Time budget per tenant, in measured milliseconds of jsonrepair: a burst of 50 ms, then a tenth of
+ * the event loop. A repair runs while the budget is not in debt, so the longest one parse can hold
+ * the event loop in repairs is the burst plus one repair (at the size cap, 30–130 ms). Typical
+ * repairs take microseconds; a GC pause inside one costs a few ms of it.
  */
 export const REPAIR_TIME_BURST_MS = 50;
 export const REPAIR_TIME_SHARE = 0.1;
+/**
+ * JSON-schema compiles (src/toolcalls/arguments.ts) per tenant, in characters of schema: a burst of
+ * four schemas at the size cap, then 16 characters a ms. Priced by size, not timed: ajv's compile is
+ * linear in the schema (3–7 µs a character), so this is 5–11% of the event loop, and a test's outcome
+ * does not depend on the machine's load. A client's tools compile once (cached by their text).
+ */
+export const COMPILE_BURST_CHARS = 65_536;
+export const COMPILE_CHARS_PER_MS = 16;
 /**
  * Bytes of recent repairs (text and result) a tenant keeps, so the same text is repaired once: a
  * streamed call block that is still open is re-read as it grows (about nine reads of each call, see
@@ -49,35 +58,39 @@ export type RepairOutcome =
 /** What jsonrepair made of a text: the repaired text, or null when it gave up. */
 type Remembered = { repaired: string | null };
 
-/** One tenant's jsonrepair budget and its memo of recent repairs (see src/state/work-budgets.ts for who holds one). */
+/** One tenant's budget for best-effort argument work (jsonrepair, schema compiles) and its memo of recent repairs (see src/state/work-budgets.ts for who holds one). */
 export class RepairBudget {
   /** Characters handed to jsonrepair so far (for tests and benchmarks). */
   charsRepaired = 0;
-  /** Milliseconds jsonrepair took so far, as measured (for tests and benchmarks). */
-  msRepairing = 0;
   /** Repairs answered from the memo (for tests and benchmarks). */
   recalled = 0;
   private readonly size: TokenBucket;
-  private readonly time: TokenBucket;
+  /** The tenant's measured time in jsonrepair. */
+  readonly time: TimeBudget;
+  private readonly compiles: TokenBucket;
   private readonly memo = new LRUCache<string, Remembered>({
     maxSize: REPAIR_MEMO_BYTES,
     sizeCalculation: (value, key) => 2 * (key.length + (value.repaired?.length ?? 0)) + 64,
   });
-  /** The clock both buckets refill by and repairs are timed with (monotonic ms). */
-  readonly now: Clock;
 
   /** `capacity` in length² units (default: 2 worst cases); tests may pass a clock. */
   constructor(options: { capacity?: number; now?: Clock } = {}) {
-    this.now = options.now ?? (() => performance.now());
-    this.size = new TokenBucket(options.capacity ?? BUCKET_UNITS, REFILL_UNITS_PER_MS, this.now);
-    this.time = new TokenBucket(REPAIR_TIME_BURST_MS, REPAIR_TIME_SHARE, this.now);
+    const now = options.now ?? (() => performance.now());
+    this.size = new TokenBucket(options.capacity ?? BUCKET_UNITS, REFILL_UNITS_PER_MS, now);
+    this.time = new TimeBudget(REPAIR_TIME_BURST_MS, REPAIR_TIME_SHARE, now);
+    this.compiles = new TokenBucket(COMPILE_BURST_CHARS, COMPILE_CHARS_PER_MS, now);
   }
 
   /** Pays for repairing `chars` characters (length² units); false when either budget cannot. */
   take(chars: number): boolean {
-    if (this.time.available() <= 0 || !this.size.take(chars * chars)) return false;
+    if (!this.time.canRun() || !this.size.take(chars * chars)) return false;
     this.charsRepaired += chars;
     return true;
+  }
+
+  /** Pays for compiling a JSON schema of `chars` characters; false when the budget cannot. */
+  takeCompile(chars: number): boolean {
+    return this.compiles.take(chars);
   }
 
   /** What an earlier repair of `text` gave, or undefined. */
@@ -92,12 +105,6 @@ export class RepairBudget {
   remember(text: string, repaired: string | null): void {
     this.memo.set(` ${text}`.slice(1), { repaired });
   }
-
-  /** Pays for the time a repair took; past what the time bucket held, the tenant is in debt until it refills. */
-  settle(elapsedMs: number): void {
-    this.msRepairing += elapsedMs;
-    this.time.spend(elapsedMs);
-  }
 }
 
 /** jsonrepair within the bounds above, paid from `budget` (the request's tenant's); never throws. */
@@ -111,16 +118,18 @@ export function repairJsonBounded(text: string, budget: RepairBudget): RepairOut
   const known = budget.recall(text);
   if (known !== undefined) return known;
   if (!budget.take(text.length)) return { skipped: 'busy', reason: 'the repair budget of this gateway key (or of the anonymous client when no keys are configured) is used up for now' };
-  const started = budget.now();
-  let repaired: string | null = null;
-  try {
-    repaired = jsonrepair(text);
-  } catch {
-    // jsonrepair gave up: remembered too, it would give up again.
-  }
-  budget.settle(budget.now() - started);
+  // null: jsonrepair gave up (remembered too: it would give up again).
+  const repaired = budget.time.timed(() => repairOrNull(text));
   budget.remember(text, repaired);
   return repaired === null ? { failed: true } : { repaired };
+}
+
+function repairOrNull(text: string): string | null {
+  try {
+    return jsonrepair(text);
+  } catch {
+    return null;
+  }
 }
 
 /**

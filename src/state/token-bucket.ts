@@ -38,6 +38,7 @@ export class TokenBucket {
 
   /** Pays for work already done; more than `available` leaves the bucket in debt, refilled before anything is taken again. */
   spend(units: number): void {
+    this.available(); // the refill up to now first: idle time before the work must not pay off its debt
     this.tokens -= units;
   }
 }

@@ -21,8 +21,12 @@ import { linearFormats, linearRegExp, unsupportedPatterns } from './linear-regex
 
 /** Arguments longer than this (characters of JSON) are passed on without a schema check. */
 export const MAX_VALIDATED_CHARS = 262_144;
-/** Schemas whose JSON text is longer than this are not compiled (ajv generates code per schema). */
-export const MAX_SCHEMA_CHARS = 65_536;
+/**
+ * Schemas whose JSON text is longer than this are not compiled: ajv generates code per schema, 3–7 µs
+ * per character on a 2-core machine (busy or not), so one compile at this size holds the event loop
+ * ~50–110 ms (it was 64 KB: 200–450 ms).
+ */
+export const MAX_SCHEMA_CHARS = 16_384;
 /** Arguments nested deeper than this are kept as text (wrapped), never walked or re-serialized. */
 export const MAX_ARGUMENT_DEPTH = 256;
 
@@ -53,7 +57,7 @@ export function fixArguments(raw: unknown, schema: unknown, budget: RepairBudget
   const decoded = decodeArguments(raw, schema, budget);
   const result: ArgumentsResult = { arguments: '', repaired: decoded.repaired, wrapped: decoded.wrapped, coerced: false, errors: [], unchecked: [] };
   let value = decoded.value;
-  const compiled = isSchemaObject(schema) ? validatorFor(schema) : undefined;
+  const compiled = isSchemaObject(schema) ? validatorFor(schema, budget) : undefined;
   const size = decoded.text?.length ?? (compiled ? (JSON.stringify(value)?.length ?? 0) : 0);
   let validate = compiled?.validate;
   if (compiled) result.unchecked.push(...compiled.unchecked);
@@ -186,7 +190,12 @@ const RECENT_SCHEMAS = 16;
 const RECENT_SCHEMA_CHARS = 8192;
 const recent: Array<{ shape: JsonShape; compiled: CompiledSchema }> = [];
 
-export function validatorFor(schema: JsonRecord): CompiledSchema {
+/**
+ * The validator of `schema`, compiled at most once per schema text. A compile is paid from the
+ * tenant's budget by the schema's length (ajv generates code: 3–7 µs per character of schema); when
+ * the budget cannot pay, a new schema is not compiled and its arguments go unchecked, said so.
+ */
+export function validatorFor(schema: JsonRecord, budget: RepairBudget): CompiledSchema {
   if (last?.schema === schema) return last.compiled;
   for (let i = 0; i < recent.length; i++) {
     if (sameJson(schema, recent[i].shape)) {
@@ -202,6 +211,8 @@ export function validatorFor(schema: JsonRecord): CompiledSchema {
     // get() already marks a cached entry as recently used: set only what is new.
     compiled = byText.get(text);
     if (compiled === undefined) {
+      // Not kept anywhere: the schema is compiled once the budget refills.
+      if (!budget.takeCompile(text.length)) return COMPILE_BUSY;
       const entry = { ...compile(schema), size: 2 * Math.max(1, text.length) };
       byText.set(text, entry);
       compiled = entry;
@@ -214,6 +225,10 @@ export function validatorFor(schema: JsonRecord): CompiledSchema {
   last = { schema, compiled };
   return compiled;
 }
+
+const COMPILE_BUSY: CompiledSchema = {
+  unchecked: ['the parameters schema is not checked: the schema-check budget of this gateway key (or of the anonymous client when no keys are configured) is used up for now'],
+};
 
 function compile(schema: JsonRecord): CompiledSchema {
   // `$schema` (2020-12 etc.) and `$id` would make ajv look up meta-schemas or refuse duplicates;

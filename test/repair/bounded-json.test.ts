@@ -39,7 +39,7 @@ t.test('repairs that take no time are bounded by their size alone, as before', a
   const frozen = new RepairBudget({ now: () => 1_000 });
   t.ok('repaired' in repairJsonBounded(worstSize(1), frozen));
   t.ok('repaired' in repairJsonBounded(worstSize(2), frozen), 'two worst-case sizes in a burst');
-  t.equal(frozen.msRepairing, 0, 'no time measured on a frozen clock');
+  t.equal(frozen.time.spentMs, 0, 'no time measured on a frozen clock');
   t.match(repairJsonBounded('{"a": 1', frozen), { skipped: 'busy' });
 });
 
@@ -48,7 +48,7 @@ t.test('debt is per budget: a slow tenant leaves another untouched', async (t) =
   const slow = new RepairBudget({ now: clock.now });
   const other = new RepairBudget({ now: clock.now });
   t.ok('repaired' in repairJsonBounded(worstSize(1), slow));
-  t.ok(slow.msRepairing >= 500, "one repair timed at 500 ms, past the 200 ms burst");
+  t.ok(slow.time.spentMs >= 500, "one repair timed at 500 ms, past the 200 ms burst");
   t.match(repairJsonBounded("{'x': 1", slow), { skipped: 'busy' }, 'the slow tenant waits for its refill');
   t.match(repairJsonBounded("{'x': 1", other), { repaired: '{"x": 1}' });
 });

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { withCallsCounted } from '../helpers/count-calls.js';
-import { RepairBudget } from '../../src/repair/bounded-json.js';
+import { COMPILE_BURST_CHARS, COMPILE_CHARS_PER_MS, RepairBudget } from '../../src/repair/bounded-json.js';
 import * as checks from '../../src/toolcalls/arguments.js';
 import { MAX_SCHEMA_CHARS, MAX_VALIDATED_CHARS, validatorFor } from '../../src/toolcalls/arguments.js';
 
@@ -74,8 +74,8 @@ t.test('validation and unambiguous coercion', async (t) => {
 });
 
 t.test('schemas compile once; odd schemas do not throw', async (t) => {
-  t.equal(validatorFor(schema), validatorFor(schema), 'same object → same validator');
-  t.equal(validatorFor(structuredClone(schema)), validatorFor(schema), 'equal schema text → same validator');
+  t.equal(validatorFor(schema, budget), validatorFor(schema, budget), 'same object → same validator');
+  t.equal(validatorFor(structuredClone(schema), budget), validatorFor(schema, budget), 'equal schema text → same validator');
   const draft2020 = { $schema: 'https://json-schema.org/draft/2020-12/schema', $id: 'x', type: 'object', properties: { a: { type: 'string', format: 'email' } } };
   t.same(fixArguments('{"a": "not-an-email"}', draft2020).errors.length, 1);
   t.same(fixArguments('{"a": 1}', { type: 'object', properties: { a: { $ref: '#/nope' } } }).errors, [], 'an uncompilable schema skips validation');
@@ -122,6 +122,28 @@ t.test('size caps: big arguments and big schemas are passed on without a schema 
   const result = fixArguments('{"p1": 5}', hugeSchema);
   t.same(result.errors, []);
   t.match(result.unchecked[0], `schema-check limit of ${MAX_SCHEMA_CHARS}`);
+});
+
+t.test("a tenant's schema compiles are paid by length: past its budget a new schema goes unchecked, said so; others still compile", async (t) => {
+  const clock = { now: 1_000 }; // frozen: nothing refills during the test
+  const tenantA = new RepairBudget({ now: () => clock.now });
+  const tenantB = new RepairBudget({ now: () => clock.now });
+  // A new schema each time (a new text), just under the size cap.
+  const schemaOf = (i: number): Record<string, unknown> => ({
+    type: 'object',
+    properties: { n: { type: 'integer', minimum: i }, pad: { type: 'string', description: 'd'.repeat(MAX_SCHEMA_CHARS - 200) } },
+  });
+  const compiledBy = (budget: RepairBudget, i: number): checks.CompiledSchema => validatorFor(schemaOf(i), budget);
+  const burst = Math.floor(COMPILE_BURST_CHARS / JSON.stringify(schemaOf(0)).length);
+  for (let i = 0; i < burst; i++) t.ok(compiledBy(tenantA, i).validate, `schema ${i} compiled`);
+  const busy = compiledBy(tenantA, burst);
+  t.equal(busy.validate, undefined, 'the next one is not compiled');
+  t.match(busy.unchecked[0], 'schema-check budget of this gateway key');
+  t.same(checks.fixArguments('{"n": "x"}', schemaOf(burst), tenantA).errors, [], 'its arguments pass unchecked');
+  t.ok(compiledBy(tenantA, 0).validate, 'a schema compiled before is still checked');
+  t.ok(compiledBy(tenantB, burst).validate, "another key's budget is its own");
+  clock.now += Math.ceil(JSON.stringify(schemaOf(0)).length / COMPILE_CHARS_PER_MS);
+  t.ok(compiledBy(tenantA, burst + 1).validate, 'compiled once the budget refilled');
 });
 
 t.test('deep arguments (issue 14 §2) are kept as text, never walked or re-serialized', async (t) => {
@@ -173,8 +195,8 @@ t.test('schema checks with client patterns grow linearly: 50 KB vs 200 KB (min o
 // found by comparing it with a kept shape, not by serializing it to its text.
 t.test('an equal schema seen recently is found without serializing it', async (t) => {
   const tool = { type: 'object', properties: { q: { type: 'string', minLength: 1 }, n: { type: 'integer' } }, required: ['q'] };
-  const first = validatorFor(structuredClone(tool));
-  validatorFor(structuredClone(schema)); // another schema in between: the last-object slot misses
+  const first = validatorFor(structuredClone(tool), budget);
+  validatorFor(structuredClone(schema), budget); // another schema in between: the last-object slot misses
   const stringify = JSON.stringify;
   let calls = 0;
   JSON.stringify = ((...args: Parameters<typeof JSON.stringify>) => {
@@ -183,7 +205,7 @@ t.test('an equal schema seen recently is found without serializing it', async (t
   }) as typeof JSON.stringify;
   let again;
   try {
-    again = validatorFor(structuredClone(tool));
+    again = validatorFor(structuredClone(tool), budget);
   } finally {
     JSON.stringify = stringify;
   }
