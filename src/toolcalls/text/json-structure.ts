@@ -29,12 +29,25 @@ const END_OF_TEXT = 2;
 /** Where a JSON value starting at an opener ends (exclusive), or why it cannot be told yet. */
 export type JsonEnd = number | 'incomplete' | 'invalid';
 
+// Answers per opener position, in one Int32Array: 0 not asked yet, the end (always > 0) of a value,
+// or one of these. A Map entry per opener cost more than the walk itself on texts that repeat one
+// (`{"\n` × 67,000: ~40% of a parse went to the Map, closures and stacks made per walk).
+const ANSWER_INCOMPLETE = -1;
+const ANSWER_INVALID = -2;
+
 export class JsonStructure {
   /** Per quote state: region id + 1 recorded at each position (0: not walked in that state). */
   private readonly regionAt: Array<Int32Array | undefined> = new Array<Int32Array | undefined>(STATES);
   private readonly regionKind: number[] = [];
   private readonly regionAt_: number[] = [];
-  private readonly answers = new Map<number, JsonEnd>();
+  private answers: Int32Array | undefined;
+  /**
+   * The current walk's stack: expected closers and the regions they opened, in step, [0, depth).
+   * Walks never nest, so the arrays are reused and only the depth is reset.
+   */
+  private readonly closers: number[] = [];
+  private readonly regions: number[] = [];
+  private depth = 0;
   /** Characters walked (not jumped) so far: the work done, for tests. */
   walked = 0;
 
@@ -42,11 +55,12 @@ export class JsonStructure {
 
   /** The end of the object or array opening at `start` (see findJsonEnd). */
   endOf(start: number): JsonEnd {
-    const known = this.answers.get(start);
-    if (known !== undefined) return known;
+    const answers = (this.answers ??= new Int32Array(this.text.length + 1));
+    const known = answers[start];
+    if (known !== 0) return known > 0 ? known : known === ANSWER_INCOMPLETE ? 'incomplete' : 'invalid';
     const open = this.text.charCodeAt(start);
     const answer = open === 123 || open === 91 ? this.walk(start) : 'invalid';
-    this.answers.set(start, answer);
+    answers[start] = typeof answer === 'number' ? answer : answer === 'incomplete' ? ANSWER_INCOMPLETE : ANSWER_INVALID;
     return answer;
   }
 
@@ -67,21 +81,29 @@ export class JsonStructure {
     this.regionAt_[region] = at;
   }
 
+  private push(closer: number): void {
+    this.closers[this.depth] = closer;
+    this.regions[this.depth] = this.newRegion();
+    this.depth++;
+  }
+
+  /** Settles every open region of the current walk and gives its answer. */
+  private settle(kind: number, at: number, answer: JsonEnd): JsonEnd {
+    const regions = this.regions;
+    let depth = this.depth;
+    // The top region saw the closer pop below it; the ones under it saw a mismatch above them.
+    if (kind === POP) {
+      if (depth > 0) this.resolve(regions[--depth], POP, at);
+      kind = MISMATCH;
+    }
+    for (let level = 0; level < depth; level++) this.resolve(regions[level], kind, at);
+    return answer;
+  }
+
   private walk(start: number): JsonEnd {
     const text = this.text;
-    const closers: number[] = [closerOf(text.charCodeAt(start))];
-    const regions: number[] = [this.newRegion()];
-    /** Settles every open region of this walk and gives its answer. */
-    const settle = (kind: number, at: number, answer: JsonEnd): JsonEnd => {
-      // The top region saw the closer pop below it; the ones under it saw a mismatch above them.
-      if (kind === POP) {
-        const top = regions.pop();
-        if (top !== undefined) this.resolve(top, POP, at);
-        kind = MISMATCH;
-      }
-      for (const region of regions) this.resolve(region, kind, at);
-      return answer;
-    };
+    this.depth = 0;
+    this.push(closerOf(text.charCodeAt(start)));
     let state = OUT;
     let i = start + 1;
     while (i <= text.length) {
@@ -89,18 +111,18 @@ export class JsonStructure {
       if (recorded > 0) {
         const kind = this.regionKind[recorded - 1];
         const at = this.regionAt_[recorded - 1];
-        if (kind === END_OF_TEXT) return settle(END_OF_TEXT, at, 'incomplete');
-        if (kind === MISMATCH) return settle(MISMATCH, at, 'invalid');
+        if (kind === END_OF_TEXT) return this.settle(END_OF_TEXT, at, 'incomplete');
+        if (kind === MISMATCH) return this.settle(MISMATCH, at, 'invalid');
         // POP: the closer at `at` meets this walk's own stack.
-        const popped = this.popAt(at, closers, regions);
-        if (popped === 'mismatch') return settle(POP, at, 'invalid');
+        const popped = this.popAt(at);
+        if (popped === 'mismatch') return this.settle(POP, at, 'invalid');
         if (popped === 'empty') return at + 1;
         state = OUT;
         i = at + 1;
         continue;
       }
-      if (i === text.length) return settle(END_OF_TEXT, i, 'incomplete');
-      this.record(state, i, regions[regions.length - 1]);
+      if (i === text.length) return this.settle(END_OF_TEXT, i, 'incomplete');
+      this.record(state, i, this.regions[this.depth - 1]);
       this.walked++;
       const ch = text.charCodeAt(i);
       switch (state) {
@@ -121,27 +143,25 @@ export class JsonStructure {
         default:
           if (ch === 34) state = IN_DOUBLE;
           else if (ch === 39) state = IN_SINGLE;
-          else if (ch === 123 || ch === 91) {
-            closers.push(closerOf(ch));
-            regions.push(this.newRegion());
-          } else if (ch === 125 || ch === 93) {
-            const popped = this.popAt(i, closers, regions);
-            if (popped === 'mismatch') return settle(POP, i, 'invalid');
+          else if (ch === 123 || ch === 91) this.push(closerOf(ch));
+          else if (ch === 125 || ch === 93) {
+            const popped = this.popAt(i);
+            if (popped === 'mismatch') return this.settle(POP, i, 'invalid');
             if (popped === 'empty') return i + 1;
           }
       }
       i++;
     }
-    return settle(END_OF_TEXT, text.length, 'incomplete');
+    return this.settle(END_OF_TEXT, text.length, 'incomplete');
   }
 
-  /** The closer at `at` pops this walk's top entry: 'ok', 'empty' (the value is complete) or 'mismatch'. */
-  private popAt(at: number, closers: number[], regions: number[]): 'ok' | 'empty' | 'mismatch' {
-    if (closers[closers.length - 1] !== this.text.charCodeAt(at)) return 'mismatch';
-    closers.pop();
-    const region = regions.pop();
-    if (region !== undefined) this.resolve(region, POP, at);
-    return closers.length === 0 ? 'empty' : 'ok';
+  /** The closer at `at` pops the current walk's top entry: 'ok', 'empty' (the value is complete) or 'mismatch'. */
+  private popAt(at: number): 'ok' | 'empty' | 'mismatch' {
+    const top = this.depth - 1;
+    if (this.closers[top] !== this.text.charCodeAt(at)) return 'mismatch';
+    this.depth = top;
+    this.resolve(this.regions[top], POP, at);
+    return top === 0 ? 'empty' : 'ok';
   }
 }
 
