@@ -222,22 +222,21 @@ class SettleOnEnd implements EndHooks {
   ) {}
 
   completed(): void {
-    this.finish('success');
+    this.settle('success');
+    this.permit.report('success');
   }
 
   failed(error: unknown): unknown {
-    this.finish(classifyFailure(error, this.scope.context.signal).outcome, error);
+    // Classified once: the outcome and the breaker's verdict come from the same row.
+    const failure = classifyFailure(error, this.scope.context.signal);
+    this.settle(failure.outcome);
+    this.permit.report(failure.breaker, failure.breakerScope);
     return redacted(error, this.scope.gateway);
   }
 
   stopped(): void {
-    this.finish('aborted');
-  }
-
-  private finish(outcome: LlmCallOutcome, error?: unknown): void {
-    this.settle(outcome);
-    const failure = error === undefined ? undefined : classifyFailure(error, this.scope.context.signal);
-    this.permit.report(failure ? failure.breaker : outcome === 'success' ? 'success' : 'neutral', failure?.breakerScope);
+    this.settle('aborted');
+    this.permit.report('neutral');
   }
 }
 
