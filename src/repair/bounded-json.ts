@@ -11,7 +11,8 @@ import { type Clock, TokenBucket } from '../state/token-bucket.js';
 // tenant (gateway key scope) at most what its own token bucket allows: one tenant's broken
 // arguments never use up another's repairs (src/state/work-budgets.ts).
 //
-// Two buckets per tenant. The size bucket is paid before a repair, at the worst case its size allows
+// Two buckets per tenant for jsonrepair (a third, below, prices schema compiles by length). The size
+// bucket is paid before a repair, at the worst case its size allows
 // (length²), so nothing runs that it cannot cover on paper. The time bucket is paid after, with the
 // time the repair really took, and a repair runs only while it is not in debt. The time bucket is what
 // bounds the CPU: the size price alone assumed a 1 KB worst case costs 10–60 ms, and on a machine where
@@ -54,6 +55,9 @@ export type RepairOutcome =
   | { repaired: string }
   | { failed: true }
   | { skipped: 'too_large' | 'too_deep' | 'busy'; reason: string };
+
+/** Whose budget ran out, as the findings and `unchecked` notes name it. */
+export const THIS_KEY = 'this gateway key (or of the anonymous client when no keys are configured)';
 
 /** What jsonrepair made of a text: the repaired text, or null when it gave up. */
 type Remembered = { repaired: string | null };
@@ -117,7 +121,7 @@ export function repairJsonBounded(text: string, budget: RepairBudget): RepairOut
   }
   const known = budget.recall(text);
   if (known !== undefined) return known;
-  if (!budget.take(text.length)) return { skipped: 'busy', reason: 'the repair budget of this gateway key (or of the anonymous client when no keys are configured) is used up for now' };
+  if (!budget.take(text.length)) return { skipped: 'busy', reason: `the repair budget of ${THIS_KEY} is used up for now` };
   // null: jsonrepair gave up (remembered too: it would give up again).
   const repaired = budget.time.timed(() => repairOrNull(text));
   budget.remember(text, repaired);

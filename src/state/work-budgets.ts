@@ -11,7 +11,8 @@ import { ANONYMOUS_SCOPE, scopeOf } from './scope.js';
 // (none reaches the routes: authentication only admits configured keys) shares one extra set, so
 // the store never grows. The process's worst case is therefore (configured keys + 2) × one bucket:
 // per tenant a burst of 2 worst-case repairs then one per 100 ms (and 50 ms of measured time, then a
-// tenth of the event loop), and 4,000,000 edit-distance cells then 2,000 per ms (bounded-json.ts, names.ts).
+// tenth of the event loop), 64 K characters of new schemas then 16 per ms, a 32 KB repair memo, and
+// 4,000,000 edit-distance cells then 2,000 per ms (bounded-json.ts, names.ts).
 
 /** What one tenant may spend on best-effort work. */
 export interface WorkBudgets {

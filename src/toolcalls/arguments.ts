@@ -1,7 +1,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { LRUCache } from 'lru-cache';
 import { isRecord } from '../is-record.js';
-import { bracketDepth, type RepairBudget, repairJsonBounded, valueDepth } from '../repair/bounded-json.js';
+import { bracketDepth, type RepairBudget, repairJsonBounded, THIS_KEY, valueDepth } from '../repair/bounded-json.js';
 import { jsonShape, sameJson, type JsonShape } from './json-shape.js';
 import { linearFormats, linearRegExp, unsupportedPatterns } from './linear-regexp.js';
 
@@ -227,7 +227,7 @@ export function validatorFor(schema: JsonRecord, budget: RepairBudget): Compiled
 }
 
 const COMPILE_BUSY: CompiledSchema = {
-  unchecked: ['the parameters schema is not checked: the schema-check budget of this gateway key (or of the anonymous client when no keys are configured) is used up for now'],
+  unchecked: [`the parameters schema is not checked: the schema-check budget of ${THIS_KEY} is used up for now`],
 };
 
 function compile(schema: JsonRecord): CompiledSchema {
