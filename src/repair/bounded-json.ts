@@ -72,10 +72,8 @@ export class RepairBudget {
   /** The tenant's measured time in jsonrepair. */
   readonly time: TimeBudget;
   private readonly compiles: TokenBucket;
-  private readonly memo = new LRUCache<string, Remembered>({
-    maxSize: REPAIR_MEMO_BYTES,
-    sizeCalculation: (value, key) => 2 * (key.length + (value.repaired?.length ?? 0)) + 64,
-  });
+  /** Made at the first repair: most keys never repair, and an empty LRUCache is ~1.5 KB. */
+  private memo: LRUCache<string, Remembered> | undefined;
 
   /** `capacity` in length² units (default: 2 worst cases); tests may pass a clock. */
   constructor(options: { capacity?: number; now?: Clock } = {}) {
@@ -99,7 +97,7 @@ export class RepairBudget {
 
   /** What an earlier repair of `text` gave, or undefined. */
   recall(text: string): RepairOutcome | undefined {
-    const known = this.memo.get(text);
+    const known = this.memo?.get(text);
     if (known === undefined) return undefined;
     this.recalled++;
     return known.repaired === null ? { failed: true } : { repaired: known.repaired };
@@ -107,8 +105,13 @@ export class RepairBudget {
 
   /** Keeps what jsonrepair made of `text` (a copy of it: `text` may be a slice of a whole answer). */
   remember(text: string, repaired: string | null): void {
+    this.memo ??= new LRUCache<string, Remembered>({ maxSize: REPAIR_MEMO_BYTES, sizeCalculation: memoBytes });
     this.memo.set(` ${text}`.slice(1), { repaired });
   }
+}
+
+function memoBytes(value: Remembered, key: string): number {
+  return 2 * (key.length + (value.repaired?.length ?? 0)) + 64;
 }
 
 /** jsonrepair within the bounds above, paid from `budget` (the request's tenant's); never throws. */
