@@ -25,6 +25,13 @@ export const THRESHOLDS = {
 const x = (value: number | undefined): string => (value === undefined || !Number.isFinite(value) ? '–' : `${value.toFixed(2)}×`);
 const ms = (value: number): string => `${value >= 0 ? '+' : ''}${value.toFixed(3)} ms`;
 
+/** " (rounds 0.74–0.86×)": the lowest and highest paired round behind a median ratio, when there were several. */
+function roundsNote(row: Summary | undefined, key: string): string {
+  const low = Number(row?.[`${key}Min`]);
+  const high = Number(row?.[`${key}Max`]);
+  return Number.isFinite(low) && Number.isFinite(high) ? ` (rounds ${low.toFixed(2)}–${x(high)})` : '';
+}
+
 function c32(phase: Phase | undefined, target: Target): Summary | undefined {
   return find(phase?.summary, 32, target);
 }
@@ -101,12 +108,12 @@ export function goalsFor(run: NodeRun): Goal[] {
         return void out.push({ id, target, value: `Portkey completed none${errorNote(peer)}`, goal: `≥ ${threshold}×`, met: null, kind });
       }
       const mine = row && row.errors > 0 ? `; toolgate${errorNote(row)}` : '';
-      return void out.push({ id, target, value: `${x(value)}${errorNote(peer)}${mine}`, goal: `≥ ${threshold}×`, met: value >= threshold && !mine, kind });
+      return void out.push({ id, target, value: `${x(value)}${roundsNote(row, key)}${errorNote(peer)}${mine}`, goal: `≥ ${threshold}×`, met: value >= threshold && !mine, kind });
     }
     const ok = value !== undefined && Number.isFinite(value);
     // Broken answers (errors, incomplete streams) never meet a throughput goal, however fast.
     const clean = (row?.errors ?? 0) === 0;
-    out.push({ id, target, value: ok ? `${x(value)}${errorNote(row)}` : '–', goal: `≥ ${threshold.toFixed(1)}×`, met: ok ? value >= threshold && clean : null, kind });
+    out.push({ id, target, value: ok ? `${x(value)}${roundsNote(row, key)}${errorNote(row)}` : '–', goal: `≥ ${threshold.toFixed(1)}×`, met: ok ? value >= threshold && clean : null, kind });
   };
   for (const mode of ['json', 'burst', 'paced'] as const) ratioGoal(`${mode}-bare`, mode, 'ratioToBare', 'goal');
   for (const mode of ['json', 'burst', 'paced'] as const) ratioGoal(`${mode}-portkey`, mode, 'ratioToPortkey', 'goal');

@@ -7,6 +7,8 @@ import type { MicroResults } from './micro.js';
 import { adversarialCli, runAdversarial } from './adversarial.js';
 import { findNode24, findPortkey, PORTKEY_VERSION } from './peers.js';
 import { renderMarkdown } from './report.js';
+import { resummarized } from './summarize.js';
+import { goalsFor } from './goals.js';
 import { runNode, type NodeContext } from './throughput.js';
 import { SHIPPED_NODE_ARGS } from './servers.js';
 import type { BenchResults } from './types.js';
@@ -101,10 +103,11 @@ async function main(): Promise<void> {
     await adversarialCli(argv.filter((arg) => arg !== '--only' && arg !== 'adversarial'));
     return;
   }
-  // `--render=results.json`: the markdown again from recorded results (after a report change).
+  // `--render=results.json`: the markdown again from recorded results (after a report change), the
+  // summaries derived again from the recorded rows of every round.
   const render = argv.find((arg) => arg.startsWith('--render='))?.slice('--render='.length);
   if (render) {
-    process.stdout.write(renderMarkdown(JSON.parse(readFileSync(render, 'utf8')) as BenchResults));
+    process.stdout.write(renderMarkdown(resummarized(JSON.parse(readFileSync(render, 'utf8')) as BenchResults, goalsFor)));
     return;
   }
   const flags = parseFlags(argv);

@@ -1,5 +1,5 @@
 import { median, round } from './common.js';
-import { TARGET_LABEL, type Row, type Summary, type Target } from './types.js';
+import { TARGET_LABEL, type BenchResults, type Goal, type NodeRun, type Row, type Summary, type Target } from './types.js';
 
 // Rows of one phase (every round, every target) → one summary per (concurrency, target): medians
 // over rounds, and ratios paired with the same round's peer run (adjacent in time, so robust to
@@ -12,6 +12,10 @@ const PEERS: Array<{ peer: Target; key: keyof Summary & string; applies: (target
   { peer: 'portkey', key: 'ratioToPortkey', applies: (target) => target.startsWith('toolgate') || target === 'bare' || target === 'parse' },
   { peer: 'toolgate', key: 'ratioToToolgate', applies: (target) => target.startsWith('toolgate-') },
 ];
+
+/** The per-phase metrics summarized: JSON runs and SSE runs. */
+export const JSON_METRICS = ['p50', 'p90', 'p99', 'cpuUsPerReq'];
+export const SSE_METRICS = ['ttfbP50', 'ttfbP99', 'ttlbP50', 'ttlbP99', 'cpuUsPerReq'];
 
 export function summarize(rows: readonly Row[], metrics: readonly string[]): Summary[] {
   const out: Summary[] = [];
@@ -28,8 +32,8 @@ export function summarize(rows: readonly Row[], metrics: readonly string[]): Sum
       requests: mine.reduce((n, row) => n + row.requests, 0),
     };
     for (const metric of metrics) summary[metric] = round(median(mine.map((row) => Number(row[metric]))), 3);
-    const paired = (other: Target, metric: string, diff: boolean): number => {
-      const values = mine.flatMap((row) => {
+    const pairedValues = (other: Target, metric: string, diff: boolean): number[] =>
+      mine.flatMap((row) => {
         const peer = rows.find((p) => p.concurrency === concurrency && p.target === other && p.round === row.round);
         if (!peer) return [];
         const a = Number(row[metric]);
@@ -37,12 +41,20 @@ export function summarize(rows: readonly Row[], metrics: readonly string[]): Sum
         if (!Number.isFinite(a) || !Number.isFinite(b) || (!diff && b === 0)) return [];
         return [diff ? a - b : a / b];
       });
+    const paired = (other: Target, metric: string, diff: boolean): number => {
+      const values = pairedValues(other, metric, diff);
       return values.length > 0 ? round(median(values), 3) : NaN;
     };
     for (const { peer, key: ratioKey, applies } of PEERS) {
       if (!applies(target)) continue;
-      const value = paired(peer, 'rps', false);
-      if (Number.isFinite(value)) summary[ratioKey] = value;
+      const values = pairedValues(peer, 'rps', false);
+      if (values.length === 0) continue;
+      summary[ratioKey] = round(median(values), 3);
+      // The lowest and highest round: how far a verdict near its threshold is from the other side.
+      if (values.length > 1) {
+        summary[`${ratioKey}Min`] = round(Math.min(...values), 3);
+        summary[`${ratioKey}Max`] = round(Math.max(...values), 3);
+      }
     }
     if (target !== 'direct') for (const metric of metrics) summary[`added_${metric}`] = paired('direct', metric, true);
     out.push(summary);
@@ -53,4 +65,18 @@ export function summarize(rows: readonly Row[], metrics: readonly string[]): Sum
 
 export function find(summary: readonly Summary[] | undefined, concurrency: number, target: Target): Summary | undefined {
   return summary?.find((row) => row.concurrency === concurrency && row.target === target);
+}
+
+/**
+ * `results` with every phase's summaries derived again from its recorded rows, and the goals judged
+ * again on them (`--render`): a change to the summaries or the goals applies to runs recorded before it.
+ */
+export function resummarized(results: BenchResults, judge: (run: NodeRun) => Goal[]): BenchResults {
+  for (const run of results.runs) {
+    for (const phase of Object.values(run.phases)) {
+      if (phase && phase.rows.length > 0) phase.summary = summarize(phase.rows, phase.mode === 'json' ? JSON_METRICS : SSE_METRICS);
+    }
+    run.goals = judge(run);
+  }
+  return results;
 }

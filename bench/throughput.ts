@@ -6,7 +6,7 @@ import { goalsFor } from './goals.js';
 import { jsonLoad, pacedJsonLoad, streamLoad } from './load.js';
 import type { Found } from './peers.js';
 import { checkSanity, endpoint, manyStreamsThrough, type ServerSet, startBare, startDefaultGateway, startServers, stopAll } from './servers.js';
-import { summarize } from './summarize.js';
+import { JSON_METRICS, SSE_METRICS, summarize } from './summarize.js';
 import { MODERATE_SHARE, moderateRounds, type ManyStreamsResult, type Mode, type NodeRun, type Phase, type Row, type Target } from './types.js';
 
 // One Node version's run: every server (toolgate and its feature variants, the proxies, Portkey) on
@@ -40,8 +40,6 @@ export interface NodeContext {
 const MANY_STREAMS = 1000;
 /** Rows served by the default toolgate process with another request (a broken history, a text-call answer). */
 const VARIANTS: readonly Target[] = ['toolgate-repair', 'toolgate-text'];
-const JSON_METRICS = ['p50', 'p90', 'p99', 'cpuUsPerReq'];
-const SSE_METRICS = ['ttfbP50', 'ttfbP99', 'ttlbP50', 'ttlbP99', 'cpuUsPerReq'];
 
 interface Cell {
   phase: Mode;

@@ -1,8 +1,8 @@
 import t from 'tap';
 import { goalsFor, perEventUs, THRESHOLDS } from '../../bench/goals.js';
 import { renderGoals, renderPeerTable } from '../../bench/report.js';
-import { summarize } from '../../bench/summarize.js';
-import type { ManyStreamsResult, Mode, NodeRun, Phase, Row, Target } from '../../bench/types.js';
+import { resummarized, summarize } from '../../bench/summarize.js';
+import type { BenchResults, ManyStreamsResult, Mode, NodeRun, Phase, Row, Target } from '../../bench/types.js';
 
 // Issue 17's goal verdicts and the paired ratios they rest on, on recorded (synthetic) results:
 // no load is generated here and nothing is timed.
@@ -50,6 +50,27 @@ t.test('ratios are paired per round, then the median', async (t) => {
   t.equal(toolgate.ratioToBare, 0.5, 'median of 0.4, 0.9, 0.5');
   t.equal(toolgate.rps, 500, 'median req/s');
   t.equal(summary.find((s) => s.target === 'bare')!.ratioToBare, undefined, 'bare has no ratio to itself');
+});
+
+t.test('a ratio goal shows its lowest and highest round beside the median', async (t) => {
+  const rows = [row('bare', 1000, {}, 0), row('toolgate', 400, {}, 0), row('bare', 2000, {}, 1), row('toolgate', 1800, {}, 1), row('bare', 1000, {}, 2), row('toolgate', 500, {}, 2)];
+  const toolgate = summarize(rows, ['cpuUsPerReq']).find((s) => s.target === 'toolgate')!;
+  t.equal(toolgate.ratioToBareMin, 0.4);
+  t.equal(toolgate.ratioToBareMax, 0.9);
+  t.equal(goal(run({ json: phase('json', rows) }), 'json-bare')?.value, '0.50× (rounds 0.40–0.90×)');
+  const once = summarize([row('bare', 1000), row('toolgate', 700)], ['cpuUsPerReq']).find((s) => s.target === 'toolgate')!;
+  t.equal(once.ratioToBareMin, undefined, 'one round: no spread');
+});
+
+t.test('--render derives the summaries and the goals again from the recorded rows', async (t) => {
+  const rows = [row('bare', 1000, {}, 0), row('toolgate', 850, {}, 0), row('bare', 1000, {}, 1), row('toolgate', 700, {}, 1)];
+  // A recording whose summary and verdicts predate a report change: stale on purpose.
+  const recorded = run({ json: { mode: 'json', rows, summary: [] } }, { goals: [] });
+  const results: BenchResults = { meta: {}, runs: [recorded] };
+  const again = resummarized(results, goalsFor).runs[0];
+  t.equal(again.phases.json?.summary.find((s) => s.target === 'toolgate')?.ratioToBare, 0.775, 'median of 0.85 and 0.7');
+  t.equal(again.goals?.find((g) => g.id === 'json-bare')?.met, false);
+  t.match(again.goals?.find((g) => g.id === 'json-bare')?.value, /\(rounds 0\.70–0\.85×\)/);
 });
 
 t.test('errors and requests are summed; a peer that completed nothing gives no ratio', async (t) => {
@@ -174,7 +195,7 @@ t.test('the floors\' own figures are shown as info lines: parsing proxy ×bare, 
   t.equal(floor?.met, null, 'never judged');
   // Paired per round: parse 0.6 and 0.7 of bare (median 0.65); bare 4 and 3 × Portkey (median 3.5).
   t.equal(floor?.value, 'parsing proxy 0.65× of bare; bare 3.50× of Portkey');
-  t.equal(goal(r, 'paced-portkey')?.value, '1.75×', "toolgate's own ratio (2 and 1.5) is unchanged by the floor lines");
+  t.equal(goal(r, 'paced-portkey')?.value, '1.75× (rounds 1.50–2.00×)', "toolgate's own ratio (2 and 1.5) is unchanged by the floor lines");
   t.equal(goal(r, 'floor-many')?.value, '133.4 MB / 0 (idle 78.5 MB)');
   t.equal(goal(r, 'floor-json'), undefined, 'no phase, no line');
   t.equal(goalsFor(r).filter((g) => g.kind === 'goal' && g.id.startsWith('floor')).length, 0, 'floors are not goals');
