@@ -1,6 +1,6 @@
 import { round } from './common.js';
-import { find } from './summarize.js';
-import type { Goal, ManyStreamsResult, NodeRun, Phase, Summary, Target } from './types.js';
+import { find, summarizePhase } from './summarize.js';
+import type { BenchResults, Goal, ManyStreamsResult, NodeRun, Phase, Summary, Target } from './types.js';
 
 // Issue 17's goals, judged on one Node version's run (same run, same machine, ratios). Pure: the
 // report and the unit tests (test/bench/goals.test.ts) call it on recorded results.
@@ -189,4 +189,16 @@ export function goalsFor(run: NodeRun): Goal[] {
     }
   }
   return out;
+}
+
+/**
+ * `results` with every phase's summaries derived again from its recorded rows and the goals judged
+ * again on them (`--render`): a change to the summaries or the goals applies to runs recorded before it.
+ */
+export function rejudged(results: BenchResults): BenchResults {
+  for (const run of results.runs) {
+    for (const phase of Object.values(run.phases)) if (phase && phase.rows.length > 0) phase.summary = summarizePhase(phase.rows, phase.mode);
+    run.goals = goalsFor(run);
+  }
+  return results;
 }

@@ -7,8 +7,7 @@ import type { MicroResults } from './micro.js';
 import { adversarialCli, runAdversarial } from './adversarial.js';
 import { findNode24, findPortkey, PORTKEY_VERSION } from './peers.js';
 import { renderMarkdown } from './report.js';
-import { resummarized } from './summarize.js';
-import { goalsFor } from './goals.js';
+import { rejudged } from './goals.js';
 import { runNode, type NodeContext } from './throughput.js';
 import { SHIPPED_NODE_ARGS } from './servers.js';
 import type { BenchResults } from './types.js';
@@ -107,7 +106,7 @@ async function main(): Promise<void> {
   // summaries derived again from the recorded rows of every round.
   const render = argv.find((arg) => arg.startsWith('--render='))?.slice('--render='.length);
   if (render) {
-    process.stdout.write(renderMarkdown(resummarized(JSON.parse(readFileSync(render, 'utf8')) as BenchResults, goalsFor)));
+    process.stdout.write(renderMarkdown(rejudged(JSON.parse(readFileSync(render, 'utf8')) as BenchResults)));
     return;
   }
   const flags = parseFlags(argv);

@@ -1,5 +1,5 @@
 import { median, round } from './common.js';
-import { TARGET_LABEL, type BenchResults, type Goal, type NodeRun, type Row, type Summary, type Target } from './types.js';
+import { TARGET_LABEL, type Mode, type Row, type Summary, type Target } from './types.js';
 
 // Rows of one phase (every round, every target) → one summary per (concurrency, target): medians
 // over rounds, and ratios paired with the same round's peer run (adjacent in time, so robust to
@@ -13,9 +13,13 @@ const PEERS: Array<{ peer: Target; key: keyof Summary & string; applies: (target
   { peer: 'toolgate', key: 'ratioToToolgate', applies: (target) => target.startsWith('toolgate-') },
 ];
 
-/** The per-phase metrics summarized: JSON runs and SSE runs. */
-export const JSON_METRICS = ['p50', 'p90', 'p99', 'cpuUsPerReq'];
-export const SSE_METRICS = ['ttfbP50', 'ttfbP99', 'ttlbP50', 'ttlbP99', 'cpuUsPerReq'];
+const JSON_METRICS = ['p50', 'p90', 'p99', 'cpuUsPerReq'];
+const SSE_METRICS = ['ttfbP50', 'ttfbP99', 'ttlbP50', 'ttlbP99', 'cpuUsPerReq'];
+
+/** One phase's summaries: the JSON metrics for JSON runs, the streaming ones for the others. */
+export function summarizePhase(rows: readonly Row[], mode: Mode): Summary[] {
+  return summarize(rows, mode === 'json' ? JSON_METRICS : SSE_METRICS);
+}
 
 export function summarize(rows: readonly Row[], metrics: readonly string[]): Summary[] {
   const out: Summary[] = [];
@@ -67,16 +71,3 @@ export function find(summary: readonly Summary[] | undefined, concurrency: numbe
   return summary?.find((row) => row.concurrency === concurrency && row.target === target);
 }
 
-/**
- * `results` with every phase's summaries derived again from its recorded rows, and the goals judged
- * again on them (`--render`): a change to the summaries or the goals applies to runs recorded before it.
- */
-export function resummarized(results: BenchResults, judge: (run: NodeRun) => Goal[]): BenchResults {
-  for (const run of results.runs) {
-    for (const phase of Object.values(run.phases)) {
-      if (phase && phase.rows.length > 0) phase.summary = summarize(phase.rows, phase.mode === 'json' ? JSON_METRICS : SSE_METRICS);
-    }
-    run.goals = judge(run);
-  }
-  return results;
-}

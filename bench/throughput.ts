@@ -6,7 +6,7 @@ import { goalsFor } from './goals.js';
 import { jsonLoad, pacedJsonLoad, streamLoad } from './load.js';
 import type { Found } from './peers.js';
 import { checkSanity, endpoint, manyStreamsThrough, type ServerSet, startBare, startDefaultGateway, startServers, stopAll } from './servers.js';
-import { JSON_METRICS, SSE_METRICS, summarize } from './summarize.js';
+import { summarizePhase } from './summarize.js';
 import { MODERATE_SHARE, moderateRounds, type ManyStreamsResult, type Mode, type NodeRun, type Phase, type Row, type Target } from './types.js';
 
 // One Node version's run: every server (toolgate and its feature variants, the proxies, Portkey) on
@@ -139,7 +139,7 @@ export async function runNode(ctx: NodeContext): Promise<NodeRun> {
       }
     }
     for (const [mode, list] of Object.entries(rows) as Array<[Mode, Row[]]>) {
-      run.phases[mode] = { mode, rows: list, summary: summarize(list, mode === 'json' ? JSON_METRICS : SSE_METRICS) };
+      run.phases[mode] = { mode, rows: list, summary: summarizePhase(list, mode) };
     }
 
     // Moderate load: 32 connections starting requests on a smooth schedule at a quarter of toolgate's
@@ -157,7 +157,7 @@ export async function runNode(ctx: NodeContext): Promise<NodeRun> {
           log(`${ctx.node} moderate ${mode} ${rate}/s r${round} ${target}: p50 ${row.p50 ?? row.ttfbP50} ms p99 ${row.p99 ?? row.ttfbP99} ms`);
         }
       }
-      const moderate: Phase = { mode, rate, rows: list, summary: summarize(list, mode === 'json' ? JSON_METRICS : SSE_METRICS) };
+      const moderate: Phase = { mode, rate, rows: list, summary: summarizePhase(list, mode) };
       run.phases[key] = moderate;
     }
     run.gatewayPeakRssDuringThroughputMb = round(Math.max(gatewayPeak, procMemory(set.children.toolgate!.pid).peakRssMb), 1);

@@ -12,8 +12,8 @@ import { type Clock, TokenBucket } from '../state/token-bucket.js';
 // arguments never use up another's repairs (src/state/work-budgets.ts).
 //
 // Two buckets per tenant for jsonrepair (a third, below, prices schema compiles by length). The size
-// bucket is paid before a repair, at the worst case its size allows
-// (length²), so nothing runs that it cannot cover on paper. The time bucket is paid after, with the
+// bucket is paid before a repair, at the worst case its size allows (length²), so nothing runs that
+// it cannot cover on paper. The time bucket is paid after, with the
 // time the repair really took, and a repair runs only while it is not in debt. The time bucket is what
 // bounds the CPU: the size price alone assumed a 1 KB worst case costs 10–60 ms, and on a machine where
 // it costs more than the refill (100 ms) a tenant sending answers full of such calls kept the event loop

@@ -16,7 +16,7 @@ export class TimeBudget {
   constructor(
     burstMs: number,
     share: number,
-    readonly now: Clock = () => performance.now(),
+    private readonly now: Clock = () => performance.now(),
   ) {
     this.bucket = new TokenBucket(burstMs, share, now);
   }

@@ -1,7 +1,7 @@
 import t from 'tap';
-import { goalsFor, perEventUs, THRESHOLDS } from '../../bench/goals.js';
+import { goalsFor, perEventUs, rejudged, THRESHOLDS } from '../../bench/goals.js';
 import { renderGoals, renderPeerTable } from '../../bench/report.js';
-import { resummarized, summarize } from '../../bench/summarize.js';
+import { summarize } from '../../bench/summarize.js';
 import type { BenchResults, ManyStreamsResult, Mode, NodeRun, Phase, Row, Target } from '../../bench/types.js';
 
 // Issue 17's goal verdicts and the paired ratios they rest on, on recorded (synthetic) results:
@@ -67,7 +67,7 @@ t.test('--render derives the summaries and the goals again from the recorded row
   // A recording whose summary and verdicts predate a report change: stale on purpose.
   const recorded = run({ json: { mode: 'json', rows, summary: [] } }, { goals: [] });
   const results: BenchResults = { meta: {}, runs: [recorded] };
-  const again = resummarized(results, goalsFor).runs[0];
+  const again = rejudged(results).runs[0];
   t.equal(again.phases.json?.summary.find((s) => s.target === 'toolgate')?.ratioToBare, 0.775, 'median of 0.85 and 0.7');
   t.equal(again.goals?.find((g) => g.id === 'json-bare')?.met, false);
   t.match(again.goals?.find((g) => g.id === 'json-bare')?.value, /\(rounds 0\.70–0\.85×\)/);
