@@ -70,4 +70,3 @@ export function summarize(rows: readonly Row[], metrics: readonly string[]): Sum
 export function find(summary: readonly Summary[] | undefined, concurrency: number, target: Target): Summary | undefined {
   return summary?.find((row) => row.concurrency === concurrency && row.target === target);
 }
-

@@ -13,11 +13,11 @@ import { type Clock, TokenBucket } from '../state/token-bucket.js';
 //
 // Two buckets per tenant for jsonrepair (a third, below, prices schema compiles by length). The size
 // bucket is paid before a repair, at the worst case its size allows (length²), so nothing runs that
-// it cannot cover on paper. The time bucket is paid after, with the
-// time the repair really took, and a repair runs only while it is not in debt. The time bucket is what
-// bounds the CPU: the size price alone assumed a 1 KB worst case costs 10–60 ms, and on a machine where
-// it costs more than the refill (100 ms) a tenant sending answers full of such calls kept the event loop
-// in jsonrepair all the time. Past any bound the caller keeps the text as it is (wrapped), and says so.
+// it cannot cover on paper. The time bucket is paid after, with the time the repair really took, and
+// a repair runs only while it is not in debt. The time bucket is what bounds the CPU: the size price
+// alone assumed a 1 KB worst case costs 10–60 ms, and on a machine where it costs more than the
+// refill (100 ms) a tenant sending answers full of such calls kept the event loop in jsonrepair all
+// the time. Past any bound the caller keeps the text as it is (wrapped), and says so.
 
 /** Longest text handed to jsonrepair (its worst shapes measured 30–130 ms at this size on a loaded 2-core machine). */
 export const REPAIR_MAX_CHARS = 1_024;
