@@ -158,8 +158,6 @@ function fuzzyForm(key: string): { letters: string; shortWords: string } {
 
 /** One tenant's fuzzy-matching budget in edit-distance cells (see src/state/work-budgets.ts). */
 export class FuzzyBudget {
-  /** Cells of edit distance spent so far (for tests and benchmarks). */
-  cellsSpent = 0;
   private readonly bucket: TokenBucket;
 
   /** `capacity` in cells (default BUCKET_CELLS); tests may pass a clock. */
@@ -172,7 +170,6 @@ export class FuzzyBudget {
   }
 
   spend(cells: number): void {
-    this.cellsSpent += cells;
     this.bucket.spend(cells);
   }
 }
