@@ -212,6 +212,14 @@ export const errors = {
       param: 'previous_response_id',
       code: 'previous_response_not_found',
     }),
+  /** A link inside a previous_response_id chain is gone: the same code, so clients recover the same way. */
+  previousResponseLinkNotFound: (id: string, missing: string) =>
+    new GatewayError(
+      400,
+      'invalid_request_error',
+      `Previous response with id '${missing}' not found: it is part of the conversation of '${id}' and was deleted or has expired, so that conversation cannot be continued. Send its history as input items instead.`,
+      { param: 'previous_response_id', code: 'previous_response_not_found' },
+    ),
   responseNotFound: (id: string) =>
     new GatewayError(404, 'invalid_request_error', `Response with id '${id}' not found.`, { param: 'response_id', code: 'response_not_found' }),
   itemNotFound: (id: string, param: string) =>

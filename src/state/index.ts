@@ -5,6 +5,7 @@ import { MemoryLedger } from '../ledger/memory.js';
 import type { CallLedger } from '../ledger/types.js';
 import { createMemoryResponseStore, type ResponseStore } from '../responses/store.js';
 import type { StoreBudget } from './budget.js';
+import type { Readiness } from '../routes/health.js';
 import type { RedisClient } from './redis-client.js';
 
 // Where the gateway keeps state: in memory (default, one instance) or on Redis (several
@@ -30,6 +31,13 @@ export async function createState(config: GatewayConfig, log: Logger): Promise<G
   // Loaded only when configured: a single instance never pays for the Redis client.
   const { createRedisState } = await import('./redis-state.js');
   return createRedisState(config, log);
+}
+
+/** What /readyz and /healthz read of the state backend (nothing for memory state). */
+export function stateReadiness(state: GatewayState, config: GatewayConfig['state']): Pick<Readiness, 'state'> {
+  const redis = state.redis;
+  if (!redis) return {};
+  return { state: { backend: 'redis', connected: () => redis.status === 'ready', requiredForReadiness: config.requiredForReadiness } };
 }
 
 /** The call ledger's byte budget from config, with its oversize warning. */
