@@ -17,7 +17,7 @@ export type ErrorType =
  * outcome label, retryability, breaker result and log level. Errors without a kind are the
  * client's own or the gateway's (client errors by status, internal otherwise).
  */
-export type FailureKind = 'client_aborted' | 'timeout' | 'connect' | 'upstream_status' | 'upstream_bad_response' | 'circuit_open';
+export type FailureKind = 'client_aborted' | 'timeout' | 'connect' | 'upstream_status' | 'upstream_auth' | 'upstream_bad_response' | 'circuit_open';
 
 export interface ErrorBody {
   error: { message: string; type: string; param: string | null; code: string | null };
@@ -109,6 +109,12 @@ export const errors = {
       code: code ?? null,
       param: param ?? null,
       kind: 'upstream_status',
+    }),
+  /** The provider refused the gateway's own key (its 401/403): the client cannot fix that, the operator can. */
+  upstreamAuthFailed: (provider: string, status: number, detail: string) =>
+    new GatewayError(502, 'upstream_error', `Provider '${provider}' refused the gateway's credentials (HTTP ${status}): ${detail} The gateway's operator must fix the provider key; retrying will not help.`, {
+      code: 'upstream_auth_failed',
+      kind: 'upstream_auth',
     }),
   upstreamUnreachable: (provider: string, detail: string) =>
     new GatewayError(502, 'upstream_error', `Could not reach provider '${provider}': ${detail}.`, {
