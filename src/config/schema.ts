@@ -175,6 +175,8 @@ export const authSchema = z
     keys: z.array(gatewayKeySchema).default([]),
     /** When set, GET /metrics needs `Authorization: Bearer <metricsKey>`. */
     metricsKey: z.string().optional(),
+    /** Without keys, listen beyond loopback anyway (else startup refuses); also TOOLGATE_ALLOW_ANONYMOUS=true. */
+    allowAnonymous: z.boolean().default(false),
   })
   .strict()
   .superRefine((auth, ctx) => {
