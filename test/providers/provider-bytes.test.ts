@@ -2,6 +2,7 @@ import OpenAI from 'openai';
 import t from 'tap';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { startRawUpstream } from '../helpers/raw-upstream.js';
+import { metricValue } from '../metrics/parse-exposition.js';
 
 // Answers shaped like what real OpenAI-compatible providers send (from their documented wire
 // formats), replayed through toolgate: each comes out spec-shaped, as JSON and as SSE, and every
@@ -191,4 +192,50 @@ t.test("an aggregator's 429 stays a rate limit with the provider's detail, redac
   t.ok(failure instanceof OpenAI.APIError, 'the SDK raises an API error');
   t.match((failure as InstanceType<typeof OpenAI.APIError>).error, { type: 'rate_limit_error' }, 'typed as a rate limit');
   t.match((failure as Error).message, /Targon/, "with the provider's detail");
+});
+
+// Vertex / Gemini: finishReason UNEXPECTED_TOOL_CALL with the call to an undeclared tool in the
+// candidate (GenerateContentResponse, JSON and alt=sse). The call is relayed; the client is told.
+const UNEXPECTED = {
+  candidates: [{
+    content: { role: 'model', parts: [{ functionCall: { name: 'google_search', args: { query: 'weather in Paris' } } }] },
+    finishReason: 'UNEXPECTED_TOOL_CALL',
+    index: 0,
+  }],
+  usageMetadata: { promptTokenCount: 41, candidatesTokenCount: 9, totalTokenCount: 50 },
+  modelVersion: 'gemini-2.5-flash',
+  responseId: 'Xk9aZ4mTL8Kz1MkP4r2v8Qg',
+};
+
+t.test('Gemini UNEXPECTED_TOOL_CALL: relayed with a warning (header on JSON, metric and log on both)', async (t) => {
+  const upstream = await startRawUpstream((req, res) => {
+    const stream = req.url?.includes(':streamGenerateContent') === true;
+    res.writeHead(200, { 'content-type': stream ? 'text/event-stream' : 'application/json' });
+    res.end(stream ? `data: ${JSON.stringify(UNEXPECTED)}\r\n\r\n` : JSON.stringify(UNEXPECTED));
+  });
+  const gw = await startGateway({ yaml: `providers:\n  vertex: {type: gemini, baseUrl: ${upstream.url}/v1beta, apiKey: AIza-test-key-123456, retry: {maxAttempts: 1}}\n`, logLevel: 'warn' });
+  t.teardown(async () => {
+    await gw.close();
+    await upstream.close();
+  });
+  const unknownNames = async (): Promise<number> => metricValue(await (await fetch(`${gw.url}/metrics`)).text(), 'toolgate_unknown_tool_names_total') ?? 0;
+  const tools = [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }];
+  const response = await fetch(`${gw.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'vertex/gemini-2.5-flash', messages: [{ role: 'user', content: 'Weather in Paris?' }], tools }),
+  });
+  t.equal(response.status, 200);
+  t.match(response.headers.get('x-toolgate-warnings'), /(^|,)unexpected_tool_call=1(,|$)/, 'the JSON answer says so');
+  const body = (await response.json()) as { choices: Array<{ message: { tool_calls: Array<{ function: { name: string } }> } }> };
+  t.equal(body.choices[0].message.tool_calls[0].function.name, 'google_search', 'the call itself is relayed (enforcement is the contract\'s)');
+
+  const before = await unknownNames();
+  // No tools declared at all (Gemini's own case for this reason): only the adapter knows.
+  const sdk = new OpenAI({ baseURL: gw.baseURL, apiKey: 'unused', maxRetries: 0 });
+  const stream = sdk.chat.completions.stream({ model: 'vertex/gemini-2.5-flash', messages: [{ role: 'user', content: 'Weather in Paris?' }] });
+  const final = await stream.finalChatCompletion();
+  t.equal(final.choices[0].message.tool_calls?.[0].function.name, 'google_search');
+  t.equal((await unknownNames()) - before, 1, 'counted as a call to an undeclared tool');
+  t.ok(gw.logs.some((line) => line.includes('UNEXPECTED_TOOL_CALL')), 'logged');
 });
