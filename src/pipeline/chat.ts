@@ -48,7 +48,7 @@ export async function runChat(clientRequest: RawChatRequest, input: ChatCallInpu
   const telemetry = new RequestTelemetry(gateway, input.info, clientRequest, taskHeaderOf(input.headers));
   const toolsDeclared = (repaired.request.tools?.length ?? 0) > 0;
 
-  const call = await callUpstream(repaired.request, target, { gateway, context, telemetry, info: input.info }, budgets);
+  const call = await callUpstream(repaired.request, target, { gateway, context, telemetry, info: input.info, restoreReasoning: repaired.restoreReasoning }, budgets);
   // A fallback may have answered (callUpstream notes it in the access log): metrics, cost and the
   // ledger belong to the model that did.
   const served = call.target;
