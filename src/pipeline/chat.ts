@@ -14,6 +14,7 @@ import { scopeOf } from '../state/scope.js';
 import { targetFor, UpstreamTextKeeper, type AnswerNote, type ChatCallInput, type RequestInfo } from './request-info.js';
 import { RequestTelemetry, taskHeaderOf } from './telemetry.js';
 import { contractRunFor } from './contract-run.js';
+import { ContractedStream, LastAttemptReport } from './contract-stream.js';
 import { joinWarnings, keepJsonContract, type JsonAnswer } from './contract-step.js';
 import type { CallScope } from './upstream-caller.js';
 import { callUpstream, type UpstreamCall } from './upstream-step.js';
@@ -82,6 +83,13 @@ export async function runChat(clientRequest: RawChatRequest, input: ChatCallInpu
   // With the inspector on, the upstream's own text is kept (bounded) to show a text call's raw span.
   const keeper = gateway.loaded.config.inspector.enabled ? new UpstreamTextKeeper(input.info) : undefined;
   const recorder = new StreamAnswerRecorder(gateway, clientRequest, served, input.log, input.info.keyName);
+  if (contract) {
+    // Calls are held until each answer is judged; re-asks continue the same client stream.
+    const reports = new LastAttemptReport();
+    const contracted = new ContractedStream(contract, call, started, reports, (request) => askAgainStream(request, contract.reaskTarget, scope, budgets));
+    const stage = new ChatStreamStage(reports, recorder, telemetry, served, input.info, keeper, call.promptMode, toolsDeclared);
+    return new StreamResult(staged<ChatChunk>(contracted, stage), headers);
+  }
   const stage = new ChatStreamStage(createStreamNormalizer(call.normalizeContext), recorder, telemetry, served, input.info, keeper, call.promptMode, toolsDeclared);
   return new StreamResult(staged<ChatChunk>(call.batches, stage), headers);
 }
@@ -163,6 +171,13 @@ async function askAgain(request: ChatRequest, target: ResolvedModel, scope: Call
   const call = await callUpstream(request, target, scope, budgets);
   if (call.kind !== 'json') throw errors.internal('a re-ask for a JSON answer came back as a stream');
   return jsonAnswerOf(call, started);
+}
+
+/** A re-ask (stream): the same model, the corrective request. */
+async function askAgainStream(request: ChatRequest, target: ResolvedModel, scope: CallScope, budgets: WorkBudgets): Promise<UpstreamCall & { kind: 'stream' }> {
+  const call = await callUpstream(request, target, scope, budgets);
+  if (call.kind !== 'stream') throw errors.internal('a re-ask for a stream came back as JSON');
+  return call;
 }
 
 /** The answer note without the text and calls only the inspector's journal reads (RequestInfo.journal off). */
