@@ -25,6 +25,7 @@ export function toChatRequest(request: MessagesRequest, history: MessagesHistory
   history.messages.forEach((message, index) => {
     const param = `messages[${index}].content`;
     if (message.role === 'assistant') messages.push(assistantMessage(message.content, param, options));
+    else if (message.role === 'system') messages.push({ role: 'system', content: textOf(message.content, param, options) });
     else messages.push(...userMessages(message.content, param, options));
   });
 

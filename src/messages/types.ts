@@ -4,15 +4,18 @@
 
 export type Block = { type: string; [key: string]: unknown };
 
-/** A message as validation left it: blocks may still be bare strings or untyped (repair/block-shapes.ts). */
+/**
+ * A message as validation left it: blocks may still be bare strings or untyped (repair/block-shapes.ts).
+ * `system` is not in Anthropic's spec, but Claude Code sends such reminders between turns; they stay in place.
+ */
 export interface RawMessageParam {
-  role: 'user' | 'assistant';
+  role: 'user' | 'assistant' | 'system';
   content: string | unknown[];
 }
 
 /** A message after the block-shapes pass: every block an object with a `type`. */
 export interface MessageParam {
-  role: 'user' | 'assistant';
+  role: RawMessageParam['role'];
   content: string | Block[];
 }
 

@@ -1,7 +1,7 @@
 import t from 'tap';
 import Anthropic from '@anthropic-ai/sdk';
 import type { Message, MessageParam, RawMessageStreamEvent, Tool } from '@anthropic-ai/sdk/resources/messages';
-import { startOpenAIEmulator, weatherScript } from '../emulators/openai-server.js';
+import { startOpenAIEmulator, weatherScript, type Script } from '../emulators/openai-server.js';
 import { startGeminiEmulator } from '../emulators/gemini-server.js';
 import { configFor, startGateway } from '../helpers/gateway.js';
 import { eventProblems, messageProblems } from './shapes.js';
@@ -111,7 +111,7 @@ async function loop(client: Anthropic, model: string, mode: Mode, prompt = 'What
 }
 
 /** OpenAI-compatible upstream that writes its tool calls as Hermes text (an open model without a tool parser). */
-const textCallScript: Parameters<typeof startOpenAIEmulator>[0]['script'] = (body, index) => {
+const textCallScript: Script = (body, index) => {
   const reply = weatherScript(body, index);
   if (!('toolCalls' in reply) || !reply.toolCalls) return reply;
   return { text: reply.toolCalls.map((call) => `<tool_call>\n${JSON.stringify({ name: call.name, arguments: call.arguments })}\n</tool_call>`).join('\n') };
