@@ -240,6 +240,8 @@ export const stateSchema = z
     commandTimeoutMs: z.number().int().positive().default(500),
     /** Rate limits and budgets when Redis is down: `open` serves anyway, `closed` answers 503. */
     limitsFailMode: z.enum(['open', 'closed']).default('open'),
+    /** /readyz answers 503 while Redis is unreachable; false: ready anyway (requests that need Redis still fail). */
+    requiredForReadiness: z.boolean().default(true),
   })
   .strict()
   .superRefine((state, ctx) => {
