@@ -99,9 +99,14 @@ export function toCompletion(response: GenerateContentResponse, context: AnswerC
   const failures: GeminiCandidate[] = [];
   const choices = candidates.map((candidate, position): ChatChoice => {
     let text = '';
+    let reasoning = '';
     const toolCalls: ToolCall[] = [];
     for (const part of candidate.content?.parts ?? []) {
-      if (part.thought === true) continue;
+      // Thought summaries are reasoning, never answer content: chat's reasoning_content.
+      if (part.thought === true) {
+        if (typeof part.text === 'string') reasoning += part.text;
+        continue;
+      }
       if (typeof part.text === 'string') text += part.text;
       if (part.functionCall) {
         const toolCall = toToolCall(part.functionCall, context);
@@ -113,7 +118,7 @@ export function toCompletion(response: GenerateContentResponse, context: AnswerC
       context.warn('gemini candidate ended without a usable tool call', { finishReason: candidate.finishReason, finishMessage: candidate.finishMessage });
       if (!text && toolCalls.length === 0) failures.push(candidate);
     }
-    const message: AssistantMessage = { role: 'assistant', content: text || null, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) };
+    const message: AssistantMessage = { role: 'assistant', content: text || null, ...(reasoning ? { reasoning_content: reasoning } : {}), ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) };
     return { index: candidate.index ?? position, message, finish_reason: mapFinishReason(candidate.finishReason, toolCalls.length > 0), logprobs: null };
   });
   if (failures.length === candidates.length) throw toolFailureError(context.provider, failures[0]);
