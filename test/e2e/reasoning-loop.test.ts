@@ -177,3 +177,25 @@ for (const stream of [false, true]) {
     t.equal(upstream.requests[2].messages[1].reasoning_content, first.output[0].content[0].text);
   });
 }
+
+t.test('the inspector shows the reasoning an answer carried: its length always, its text only with captureContent', async (t) => {
+  const upstream = await startReasoningEmulator({ rule: 'deepseek', steps: 1 });
+  t.teardown(() => upstream.close());
+  for (const capture of [false, true]) {
+    const gw = await startGateway({ yaml: configFor({ up: { baseUrl: upstream.url, apiKey: 'k' } }, `inspector:\n  enabled: true\n  captureContent: ${capture}\n`), logLevel: 'warn' });
+    for (const stream of [false, true]) {
+      const response = await fetch(`${gw.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'up/deepseek-v4-pro', stream, tools: TOOLS, messages: [{ role: 'user', content: 'Plan the trip' }] }),
+      });
+      await response.text();
+      const record: any = await (await fetch(`${gw.url}/v1/toolgate/requests/${response.headers.get('x-request-id')}`)).json();
+      const issued = [...upstream.issuedReasoning.values()].at(-1)!;
+      t.equal(record.reasoning.length, issued.length, `${stream ? 'SSE' : 'JSON'}: the length`);
+      if (capture) t.equal(record.reasoning.text, issued, 'the text with captureContent');
+      else t.notMatch(record.reasoning.text, issued.slice(0, 20), 'no text without it');
+    }
+    await gw.close();
+  }
+});
