@@ -144,7 +144,7 @@ class ChatStreamStage implements BatchStage<ChatChunk> {
   async finish(): Promise<void> {
     const { normalizer, recorder, info } = this;
     const mode = answerMode(normalizer.report, this.promptMode);
-    info.answered({ mode, usage: recorder.usage, report: normalizer.report, ...(info.journal ? { clientText: recorder.answer.content, calls: recorder.answer.calls.map(callOf) } : NO_CALLS) });
+    info.answered({ mode, usage: recorder.usage, report: normalizer.report, ...(info.journal ? { clientText: recorder.answer.content, calls: recorder.answer.calls.map(callOf), reasoning: recorder.answer.reasoning } : NO_CALLS) });
     this.telemetry.answer(this.served, normalizer.report, mode, recorder.usage, this.toolsDeclared, this.warnings);
     await recorder.finish();
   }
@@ -211,13 +211,14 @@ function answerMode(report: NormalizeReport, promptMode: boolean): ResponseMode 
 }
 
 /** Choice 0's text before and after normalization, and its calls, for the request journal. */
-function answerText(upstream: ChatCompletion, normalized: ChatCompletion): Pick<AnswerNote, 'upstreamText' | 'clientText' | 'calls'> {
+function answerText(upstream: ChatCompletion, normalized: ChatCompletion): Pick<AnswerNote, 'upstreamText' | 'clientText' | 'calls' | 'reasoning'> {
   const before = upstream.choices[0]?.message;
   const after = normalized.choices[0]?.message;
   return {
     upstreamText: typeof before?.content === 'string' ? before.content : undefined,
     clientText: typeof after?.content === 'string' ? after.content : undefined,
     calls: (after?.tool_calls ?? []).map(callOf),
+    reasoning: typeof after?.reasoning_content === 'string' ? after.reasoning_content : undefined,
   };
 }
 

@@ -148,3 +148,54 @@ t.test('reasoning is restored only from the same gateway key', async (t) => {
   const a = await clientA.chat.completions.create({ model: 'up/deepseek-v4-pro', messages: history, tools: TOOLS });
   t.equal(a.choices[0].message.content, 'Done after 1 calls.', 'key a gets its own back');
 });
+
+for (const stream of [false, true]) {
+  t.test(`Responses API bridged to a thinking model (${stream ? 'SSE' : 'JSON'}): reasoning items ↔ reasoning_content, restored when dropped`, async (t) => {
+    const { upstream, client } = await setup(t, 'deepseek');
+    const tools = [{ type: 'function' as const, name: 'lookup', parameters: { type: 'object', properties: { q: { type: 'string' } } }, strict: false }];
+    const create = async (input: any[]): Promise<any> => {
+      if (!stream) return client.responses.create({ model: 'up/deepseek-v4-pro', input, tools, store: false });
+      const events = await client.responses.create({ model: 'up/deepseek-v4-pro', input, tools, store: false, stream: true });
+      let done: any;
+      for await (const event of events) if (event.type === 'response.completed') done = event.response;
+      return done;
+    };
+    const user = { role: 'user', content: 'Plan the trip' };
+    const first = await create([user]);
+    t.same(first.output.map((item: any) => item.type), ['reasoning', 'function_call']);
+    const call = first.output[1];
+    t.equal(first.output[0].content[0].text, upstream.issuedReasoning.get(call.call_id), 'the reasoning item carries the upstream reasoning');
+
+    // A client that keeps only the call and its output (no reasoning item, store: false).
+    const dropped = await create([user, { type: 'function_call', call_id: call.call_id, name: call.name, arguments: call.arguments }, { type: 'function_call_output', call_id: call.call_id, output: 'ok' }]);
+    t.equal(dropped.output.at(-1).type, 'function_call', 'the loop goes on: the upstream accepted the history');
+    t.equal(upstream.requests[1].messages[1].reasoning_content, upstream.issuedReasoning.get(call.call_id), 'restored from the ledger');
+
+    // A client that keeps the reasoning item: it reaches the chat upstream as reasoning_content.
+    const kept = await create([user, { ...first.output[0] }, { type: 'function_call', call_id: 'call_elsewhere', name: 'lookup', arguments: '{}' }, { type: 'function_call_output', call_id: 'call_elsewhere', output: 'ok' }]);
+    t.equal(kept.output.at(-1).type, 'function_call');
+    t.equal(upstream.requests[2].messages[1].reasoning_content, first.output[0].content[0].text);
+  });
+}
+
+t.test('the inspector shows the reasoning an answer carried: its length always, its text only with captureContent', async (t) => {
+  const upstream = await startReasoningEmulator({ rule: 'deepseek', steps: 1 });
+  t.teardown(() => upstream.close());
+  for (const capture of [false, true]) {
+    const gw = await startGateway({ yaml: configFor({ up: { baseUrl: upstream.url, apiKey: 'k' } }, `inspector:\n  enabled: true\n  captureContent: ${capture}\n`), logLevel: 'warn' });
+    for (const stream of [false, true]) {
+      const response = await fetch(`${gw.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'up/deepseek-v4-pro', stream, tools: TOOLS, messages: [{ role: 'user', content: 'Plan the trip' }] }),
+      });
+      await response.text();
+      const record: any = await (await fetch(`${gw.url}/v1/toolgate/requests/${response.headers.get('x-request-id')}`)).json();
+      const issued = [...upstream.issuedReasoning.values()].at(-1)!;
+      t.equal(record.reasoning.length, issued.length, `${stream ? 'SSE' : 'JSON'}: the length`);
+      if (capture) t.equal(record.reasoning.text, issued, 'the text with captureContent');
+      else t.notMatch(record.reasoning.text, issued.slice(0, 20), 'no text without it');
+    }
+    await gw.close();
+  }
+});
