@@ -2,6 +2,7 @@ import type { ChatChunk, ChatCompletion, RawChatRequest, ToolCall } from '../api
 import type { Gateway } from '../gateway.js';
 import type { ResponseMode } from '../metrics/index.js';
 import { normalizeCompletion, type NormalizeReport } from '../toolcalls/normalize.js';
+import { answerWarnings } from '../toolcalls/normalize-shared.js';
 import { flatten } from '../providers/chunk-batches.js';
 import { createStreamNormalizer, type StreamNormalizer } from '../toolcalls/normalize-stream.js';
 import type { ResolvedModel } from '../routing/router.js';
@@ -34,7 +35,7 @@ export type ChatResult =
 export async function runChat(clientRequest: RawChatRequest, input: ChatCallInput, gateway: Gateway): Promise<ChatResult> {
   input.info.requested(clientRequest.model, clientRequest.stream === true);
 
-  // The tenant's best-effort work budgets (JSON repair, fuzzy names), looked up once for the request.
+  // The tenant's best-effort work budgets (JSON repair), looked up once for the request.
   const budgets = gateway.workBudgets.forScope(scopeOf(input.info.keyName));
   const repaired = await repairStep(clientRequest, gateway, input.log, gateway.repairOptions, input.info.keyName, budgets);
   const target = targetFor(clientRequest.model, input, gateway.router);
@@ -57,6 +58,9 @@ export async function runChat(clientRequest: RawChatRequest, input: ChatCallInpu
     const mode = answerMode(normalized.report, call.promptMode);
     input.info.answered({ mode, usage: normalized.completion.usage, report: normalized.report, ...(input.info.journal ? answerText(call.completion, normalized.completion) : NO_CALLS) });
     headers['x-toolgate-tool-mode'] = mode;
+    // What the client should know about the answer although nothing was changed (docs/answers.md).
+    const warned = answerWarnings(normalized.report);
+    if (warned) headers['x-toolgate-warnings'] = headers['x-toolgate-warnings'] ? `${headers['x-toolgate-warnings']},${warned}` : warned;
     telemetry.answer(served, normalized.report, mode, normalized.completion.usage, toolsDeclared);
     await recordAnswer(gateway, clientRequest, normalized.completion, served, input.log, input.info.keyName);
     return { kind: 'json', completion: normalized.completion, headers };
