@@ -1,6 +1,5 @@
 import t from 'tap';
 import { REPAIR_MAX_CHARS } from '../../src/repair/bounded-json.js';
-import { scopeOf } from '../../src/state/scope.js';
 import { startOpenAIEmulator, type Reply } from '../emulators/openai-server.js';
 import { configFor, startGateway } from '../helpers/gateway.js';
 
