@@ -3,6 +3,7 @@ import { errors } from '../errors.js';
 import type { Gateway } from '../gateway.js';
 import type { ResponseMode } from '../metrics/index.js';
 import { normalizeCompletion, type NormalizeReport } from '../toolcalls/normalize.js';
+import { answerWarnings } from '../toolcalls/normalize-shared.js';
 import { flatten } from '../providers/chunk-batches.js';
 import { addAnswerWarnings, answerWarningsHeader, answerWarningsOf, type AnswerWarnings } from '../providers/answer-warnings.js';
 import { createStreamNormalizer, type StreamNormalizer } from '../toolcalls/normalize-stream.js';
@@ -41,7 +42,7 @@ export type ChatResult =
 export async function runChat(clientRequest: RawChatRequest, input: ChatCallInput, gateway: Gateway): Promise<ChatResult> {
   input.info.requested(clientRequest.model, clientRequest.stream === true);
 
-  // The tenant's best-effort work budgets (JSON repair, fuzzy names), looked up once for the request.
+  // The tenant's best-effort work budgets (JSON repair), looked up once for the request.
   const budgets = gateway.workBudgets.forScope(scopeOf(input.info.keyName));
   const repaired = await repairStep(clientRequest, gateway, input.log, gateway.repairOptions, input.info.keyName, budgets);
   const target = targetFor(clientRequest.model, input, gateway.router);
@@ -76,6 +77,9 @@ export async function runChat(clientRequest: RawChatRequest, input: ChatCallInpu
     const mode = answerMode(report, answer.promptMode);
     input.info.answered({ mode, usage: completion.usage, report, ...(input.info.journal ? answerText(answer.upstream, completion) : NO_CALLS) });
     headers['x-toolgate-tool-mode'] = mode;
+    // What the client should know about the answer although nothing was changed (docs/answers.md).
+    const warned = joinWarnings(headers['x-toolgate-warnings'], answerWarnings(report));
+    if (warned) headers['x-toolgate-warnings'] = warned;
     const answerWarnings = answerWarningsOf(answer.upstream);
     if (answerWarnings) withAnswerWarnings(headers, answerWarnings, input.info, repaired.header);
     telemetry.answer(answer.target, report, mode, completion.usage, toolsDeclared, answerWarnings);
