@@ -7,7 +7,7 @@ import type { Usage } from '../api/chat-types.js';
 import type { PriceLookup } from './pricing.js';
 
 /** Gateway endpoints (`endpoint` label). Anything else is recorded as `other`. */
-export const ENDPOINTS = ['chat_completions', 'responses', 'models', 'health', 'metrics', 'other'] as const;
+export const ENDPOINTS = ['chat_completions', 'responses', 'messages', 'models', 'health', 'metrics', 'other'] as const;
 export type Endpoint = (typeof ENDPOINTS)[number];
 
 /**

@@ -4,6 +4,7 @@ import type { Gateway } from '../gateway.js';
 import type { ResponseMode } from '../metrics/index.js';
 import { normalizeCompletion, type NormalizeReport } from '../toolcalls/normalize.js';
 import { flatten } from '../providers/chunk-batches.js';
+import { addAnswerWarnings, answerWarningsHeader, answerWarningsOf, type AnswerWarnings } from '../providers/answer-warnings.js';
 import { createStreamNormalizer, type StreamNormalizer } from '../toolcalls/normalize-stream.js';
 import type { ResolvedModel } from '../routing/router.js';
 import { staged, type BatchStage } from './batch-stage.js';
@@ -53,7 +54,7 @@ export async function runChat(clientRequest: RawChatRequest, input: ChatCallInpu
   const telemetry = new RequestTelemetry(gateway, input.info, clientRequest, taskHeaderOf(input.headers));
   const toolsDeclared = (repaired.request.tools?.length ?? 0) > 0;
 
-  const scope: CallScope = { gateway, context, telemetry, info: input.info };
+  const scope: CallScope = { gateway, context, telemetry, info: input.info, restoreReasoning: repaired.restoreReasoning };
   const started = performance.now();
   const call = await callUpstream(repaired.request, target, scope, budgets);
   // A fallback may have answered (callUpstream notes it in the access log): metrics, cost and the
@@ -75,7 +76,9 @@ export async function runChat(clientRequest: RawChatRequest, input: ChatCallInpu
     const mode = answerMode(report, answer.promptMode);
     input.info.answered({ mode, usage: completion.usage, report, ...(input.info.journal ? answerText(answer.upstream, completion) : NO_CALLS) });
     headers['x-toolgate-tool-mode'] = mode;
-    telemetry.answer(answer.target, report, mode, completion.usage, toolsDeclared);
+    const answerWarnings = answerWarningsOf(answer.upstream);
+    if (answerWarnings) withAnswerWarnings(headers, answerWarnings, input.info, repaired.header);
+    telemetry.answer(answer.target, report, mode, completion.usage, toolsDeclared, answerWarnings);
     await recordAnswer(gateway, clientRequest, completion, answer.target, input.log, input.info.keyName);
     return { kind: 'json', completion, headers };
   }
@@ -110,8 +113,17 @@ class ChatStreamStage implements BatchStage<ChatChunk> {
     private readonly toolsDeclared: boolean,
   ) {}
 
+  /** What the adapter noted on the upstream's chunks (counted when the stream ends; the head went out long before). */
+  private warnings: AnswerWarnings | undefined;
+
   batch(batch: ChatChunk[]): ChatChunk[] {
     this.keeper?.observe(batch);
+    for (const chunk of batch) {
+      // Notes ride on the chunk that ends a choice: only those are looked up.
+      if (chunk.choices.length === 0 || chunk.choices[0].finish_reason === null) continue;
+      const noted = answerWarningsOf(chunk);
+      if (noted) addAnswerWarnings((this.warnings ??= {}), noted);
+    }
     // The batch itself when nothing in it changed (the usual read): no array per read.
     const out = this.normalizer.pushAll(batch);
     this.observe(out);
@@ -133,7 +145,7 @@ class ChatStreamStage implements BatchStage<ChatChunk> {
     const { normalizer, recorder, info } = this;
     const mode = answerMode(normalizer.report, this.promptMode);
     info.answered({ mode, usage: recorder.usage, report: normalizer.report, ...(info.journal ? { clientText: recorder.answer.content, calls: recorder.answer.calls.map(callOf) } : NO_CALLS) });
-    this.telemetry.answer(this.served, normalizer.report, mode, recorder.usage, this.toolsDeclared);
+    this.telemetry.answer(this.served, normalizer.report, mode, recorder.usage, this.toolsDeclared, this.warnings);
     await recorder.finish();
   }
 
@@ -157,6 +169,15 @@ class StreamResult {
   get chunks(): AsyncIterable<ChatChunk> {
     return flatten(this.batches);
   }
+}
+
+/** Adds the adapter's warnings to a JSON answer's x-toolgate-warnings header (after the request's own) and the request journal. */
+function withAnswerWarnings(headers: Record<string, string>, warnings: AnswerWarnings, info: RequestInfo, repairs: string | undefined): void {
+  const added = answerWarningsHeader(warnings);
+  if (added === undefined) return;
+  const before = headers['x-toolgate-warnings'];
+  headers['x-toolgate-warnings'] = before ? `${before},${added}` : added;
+  info.repairHeaders(repairs, headers['x-toolgate-warnings']);
 }
 
 /** A JSON call's answer, normalized, with how long the call took. */
