@@ -109,7 +109,7 @@ t.test('answers and failures', async (t) => {
   ];
   for (const [name, response, status, type] of shapes) {
     t.equal(response.status, status, `${name}: status`);
-    const body = await response.json();
+    const body: any = await response.json();
     t.same(Object.keys(body).sort(), ['error', 'request_id', 'type'], `${name}: Anthropic's keys`);
     t.equal(body.type, 'error');
     t.equal(body.error.type, type, `${name}: error type`);
@@ -117,13 +117,13 @@ t.test('answers and failures', async (t) => {
   }
   const forbidden = await fetch(`${keyed.url}/v1/messages`, { method: 'POST', headers: { 'x-api-key': 'sk-gw-narrow-0123456789' }, body: JSON.stringify({ model: 'up/m', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] }) });
   t.equal(forbidden.status, 403, 'a model the key may not use');
-  t.equal((await forbidden.json()).error.type, 'permission_error');
+  t.equal(((await forbidden.json()) as any).error.type, 'permission_error');
 
   up.setScript(() => ({ error: { status: 500, body: { error: { message: 'boom', type: 'server_error', param: null, code: null } } } }));
   await t.rejects(client.messages.create(request), Anthropic.InternalServerError, 'an upstream 5xx: the SDK sees a server error');
   const upstreamDown = await raw(request);
   t.ok(upstreamDown.status >= 500, 'upstream failure status');
-  t.equal((await upstreamDown.json()).type, 'error');
+  t.equal(((await upstreamDown.json()) as any).type, 'error');
 
   // After the stream started: an `error` event, which the SDK raises as an APIError.
   up.setScript(script);
@@ -157,5 +157,5 @@ t.test('count_tokens', async (t) => {
   t.equal(long.input_tokens, Math.ceil(text.length / 4), 'one token per 4 characters, as the gateway estimates elsewhere');
   const bad = await fetch(`${gw.url}/v1/messages/count_tokens`, { method: 'POST', body: JSON.stringify({ model: 'simulator/weather' }) });
   t.equal(bad.status, 400);
-  t.equal((await bad.json()).error.type, 'invalid_request_error');
+  t.equal(((await bad.json()) as any).error.type, 'invalid_request_error');
 });

@@ -70,7 +70,7 @@ t.test('strict mode refuses what it would repair, in Anthropic’s shape', async
   t.teardown(() => gw.close());
   const response = await fetch(`${gw.url}/v1/messages`, { method: 'POST', body: JSON.stringify({ model: 'simulator/weather', max_tokens: 50, messages: broken }) });
   t.equal(response.status, 400);
-  const body = await response.json();
+  const body: any = await response.json();
   t.equal(body.error.type, 'invalid_request_error');
   t.match(body.error.message, /empty_text_removed/);
 });
@@ -80,5 +80,5 @@ t.test('a pass can be disabled', async (t) => {
   t.teardown(() => gw.close());
   const response = await fetch(`${gw.url}/v1/messages`, { method: 'POST', body: JSON.stringify({ model: 'simulator/weather', max_tokens: 50, messages: broken }) });
   t.equal(response.status, 400, 'untyped blocks are refused, as Anthropic does');
-  t.match((await response.json()).error.message, /messages\[2\]\.content/);
+  t.match(((await response.json()) as any).error.message, /messages\[2\]\.content/);
 });
