@@ -15,6 +15,7 @@ export const FINDING_KINDS = {
   restored_tool_calls: "an assistant message's dropped tool_calls restored from the call ledger",
   restored_assistant_message: 'a missing assistant tool-call message re-inserted from the call ledger',
   ledger_mismatch: 'the ledger had calls for this point but they did not fit the results sent (not used; advisory)',
+  reasoning_restored: "an assistant tool-call message of the current turn got back the reasoning (`reasoning_content`, thought signatures) its calls came with, from the call ledger, for a target that needs it",
   duplicate_call_id: 'a call id used more than once in the history made unique, in the call and its results',
   missing_call_id: 'a tool call without an id given one',
   missing_tool_call_id: 'a tool result without tool_call_id matched to a call of the preceding assistant',

@@ -1,4 +1,6 @@
-import type { ToolDefinition } from '../../src/api/chat-types.js';
+import type { ChatChunk, ToolDefinition } from '../../src/api/chat-types.js';
+import { createStreamNormalizer } from '../../src/toolcalls/normalize-stream.js';
+import type { NormalizeReport } from '../../src/toolcalls/normalize-shared.js';
 import { RepairBudget } from '../../src/repair/bounded-json.js';
 import { createNameResolver, FuzzyBudget } from '../../src/toolcalls/names.js';
 import type { NormalizeContext } from '../../src/toolcalls/normalize.js';
@@ -34,4 +36,19 @@ export function normalizeContext(tools: ToolDefinition[] = TOOLS, extra: Partial
     textParsing: true,
     ...extra,
   };
+}
+
+/** The stream normalizer over an async chunk source, as the chat path drives it (push per chunk, end). */
+export function normalizeStream(chunks: AsyncIterable<ChatChunk>, ctx: NormalizeContext): { chunks: AsyncIterable<ChatChunk>; report: NormalizeReport } {
+  const normalizer = createStreamNormalizer(ctx);
+  async function* run(): AsyncGenerator<ChatChunk> {
+    const out: ChatChunk[] = [];
+    for await (const chunk of chunks) {
+      normalizer.push(chunk, out);
+      yield* out.splice(0);
+    }
+    normalizer.end(out);
+    yield* out;
+  }
+  return { chunks: run(), report: normalizer.report };
 }
