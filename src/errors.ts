@@ -126,6 +126,12 @@ export const errors = {
       code: 'upstream_bad_response',
       kind: 'upstream_bad_response',
     }),
+  /** The answer broke the request's tool contract (docs/contract.md); `param` names the request field whose rule it broke. */
+  toolContractViolation: (provider: string, model: string, detail: string, param: string, reasks: number) =>
+    new GatewayError(502, 'upstream_error', `Provider '${provider}' (model '${model}') answered against the request's tool contract${reasks > 0 ? ` after ${reasks} re-ask${reasks === 1 ? '' : 's'}` : ''}: ${detail}.`, {
+      code: 'tool_contract_violation',
+      param,
+    }),
   upstreamTimeout: (provider: string, timeoutMs: number) =>
     new GatewayError(504, 'timeout_error', `Provider '${provider}' did not answer within ${timeoutMs} ms.`, {
       code: 'upstream_timeout',

@@ -1,4 +1,5 @@
 import { errors, GatewayError } from '../errors.js';
+import type { ReasoningRestorer } from './reasoning-support.js';
 import type { Gateway } from '../gateway.js';
 import type { LlmCallOutcome } from '../metrics/index.js';
 import { requiresKey } from '../providers/registry.js';
@@ -25,6 +26,8 @@ export interface CallScope {
   context: ProviderCallContext;
   telemetry: RequestTelemetry;
   info: RequestInfo;
+  /** Puts back reasoning the client dropped, for a target that needs it (repair-step.ts); absent when the ledger had none. */
+  restoreReasoning?: ReasoningRestorer;
 }
 
 /** Records one attempt's outcome (llm_calls, upstream seconds). */
