@@ -183,9 +183,9 @@ class SseWriter {
     this.res.flushHeaders();
   }
 
-  /** A `: ping` comment when nothing was written for `pingMs` (and the socket is not full). */
-  pingIfIdle(pingMs: number): void {
-    if (this.closed || this.res.writableNeedDrain || Date.now() - this.lastWrite < pingMs) return;
+  /** A `: ping` comment when nothing was written for `idleMs` (and the socket is not full). */
+  pingIfIdle(idleMs: number): void {
+    if (this.closed || this.res.writableNeedDrain || Date.now() - this.lastWrite < idleMs) return;
     this.send(SSE_PING);
     this.lastWrite = Date.now();
   }
@@ -247,6 +247,18 @@ interface IdleList {
 }
 const idleLists = new Map<number, IdleList>();
 
+/**
+ * When the streams of one ping period are checked, and how long a stream must have been quiet to be
+ * pinged at a check, so that no stream stays silent longer than `pingMs` (server.ssePingMs): a stream
+ * that went quiet just after a check is pinged at most `checkEveryMs + pingAfterIdleMs` later, and
+ * one more check period is left as slack for a timer that fires late on a busy event loop. So a
+ * stream is pinged after 3/5 to 4/5 of `pingMs` of silence (a check every fifth of it).
+ */
+export function pingSchedule(pingMs: number): { checkEveryMs: number; pingAfterIdleMs: number } {
+  const checkEveryMs = Math.max(5, Math.floor(pingMs / 5));
+  return { checkEveryMs, pingAfterIdleMs: Math.max(1, pingMs - 2 * checkEveryMs) };
+}
+
 function watchIdle(writer: SseWriter, pingMs: number): void {
   let list = idleLists.get(pingMs);
   if (list === undefined) {
@@ -257,7 +269,8 @@ function watchIdle(writer: SseWriter, pingMs: number): void {
   if (list.first !== undefined) list.first.idlePrev = writer;
   list.first = writer;
   if (list.timer === undefined) {
-    list.timer = setInterval(pingIdle, Math.max(10, Math.floor(pingMs / 2)), list, pingMs);
+    const schedule = pingSchedule(pingMs);
+    list.timer = setInterval(pingIdle, schedule.checkEveryMs, list, schedule.pingAfterIdleMs);
     list.timer.unref();
   }
 }
@@ -272,7 +285,7 @@ function unwatchIdle(writer: SseWriter, pingMs: number): void {
   writer.idlePrev = writer.idleNext = undefined;
 }
 
-function pingIdle(list: IdleList, pingMs: number): void {
+function pingIdle(list: IdleList, idleMs: number): void {
   if (list.first === undefined) {
     clearInterval(list.timer);
     list.timer = undefined;
@@ -281,7 +294,7 @@ function pingIdle(list: IdleList, pingMs: number): void {
   // The next one is read first: a writer that leaves the list while it is pinged does not end the walk.
   for (let writer: SseWriter | undefined = list.first; writer !== undefined; ) {
     const next: SseWriter | undefined = writer.idleNext;
-    writer.pingIfIdle(pingMs);
+    writer.pingIfIdle(idleMs);
     writer = next;
   }
 }

@@ -2,7 +2,7 @@ import http from 'node:http';
 import net from 'node:net';
 import t from 'tap';
 import type { FastifyReply } from 'fastify';
-import { sseData, sseEvent, writeSseFrom } from '../../src/http/sse.js';
+import { pingSchedule, sseData, sseEvent, writeSseFrom } from '../../src/http/sse.js';
 import { startGateway } from '../helpers/gateway.js';
 import { sseChunk, startRawUpstream } from '../helpers/raw-upstream.js';
 
@@ -246,9 +246,10 @@ t.test('streams one after another share one idle-ping interval, which restarts a
   t.teardown(() => server.close());
   const { port } = server.address() as net.AddressInfo;
   for (let i = 0; i < 5; i++) t.equal(await (await fetch(`http://127.0.0.1:${port}/quick`)).text(), 'data: first\n\n');
+  const every = pingSchedule(pingMs).checkEveryMs;
   t.same(
-    started.filter((ms) => ms === Math.floor(pingMs / 2)),
-    [Math.floor(pingMs / 2)],
+    started.filter((ms) => ms === every),
+    [every],
     'one interval for five streams in a row',
   );
   // A short period: the interval finds no stream and stops; the next stream restarts it and is pinged.
@@ -258,7 +259,7 @@ t.test('streams one after another share one idle-ping interval, which restarts a
   onCleared = undefined;
   const text = await (await fetch(`http://127.0.0.1:${port}/short-idle`)).text();
   t.match(text, /^data: first\n\n(: ping\n\n)+$/, 'a stream after the stop still gets pings');
-  t.equal(started.filter((ms) => ms === 20).length, 2, 'the short period started once again after it stopped');
+  t.equal(started.filter((ms) => ms === pingSchedule(40).checkEveryMs).length, 2, 'the short period started once again after it stopped');
 });
 
 // What an open stream holds: while the writer waits for the upstream's next read, the last item (a
@@ -298,4 +299,22 @@ t.test('a writer waiting for the next item does not keep the last one', async (t
   t.equal(item?.deref(), undefined, 'the last item was collected while the writer waits');
   release();
   t.match(await (await response).text(), /^data: first x+\n\ndata: \[DONE\]\n\n$/);
+});
+
+// server.ssePingMs promises a ping after that long idle at the latest: with the checks of the
+// shared interval, the longest silence (a stream that went quiet just after a check) plus one check
+// period of slack for a late timer stays within it, for every period.
+t.test('the ping schedule never leaves a stream silent longer than ssePingMs', async (t) => {
+  for (const pingMs of [30, 1_000, 15_000, 17_000, 60_000]) {
+    const { checkEveryMs, pingAfterIdleMs } = pingSchedule(pingMs);
+    let longest = 0;
+    // The stream's last write at every phase between two checks (checks at k × checkEveryMs).
+    for (let phase = 0; phase < checkEveryMs; phase += Math.max(1, Math.floor(checkEveryMs / 50))) {
+      let check = checkEveryMs;
+      while (check - phase < pingAfterIdleMs) check += checkEveryMs;
+      longest = Math.max(longest, check - phase);
+    }
+    t.ok(longest + checkEveryMs <= pingMs, `ssePingMs ${pingMs}: silent at most ${longest} ms, +${checkEveryMs} ms for a late timer`);
+    t.ok(pingAfterIdleMs >= pingMs / 2, `ssePingMs ${pingMs}: not pinged before ${pingAfterIdleMs} ms of silence`);
+  }
 });
