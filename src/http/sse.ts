@@ -63,7 +63,7 @@ export async function writeSse(reply: FastifyReply, frames: AsyncIterable<string
  */
 export async function writeSseFrom<T>(reply: FastifyReply, items: AsyncIterable<T>, render: (item: T) => string, options: SseOptions & { last?: string }): Promise<void> {
   reply.hijack();
-  const writer = new SseWriter(reply.raw, options.abort);
+  const writer = new SseWriter(reply.raw, options.abort, options.errorFrame);
   const res = reply.raw;
   res.writeHead(200, {
     ...options.headers,
@@ -123,6 +123,9 @@ class SseWriter {
   /** Neighbours in the list of streams watched for idle pings. */
   idlePrev: SseWriter | undefined;
   idleNext: SseWriter | undefined;
+  /** Neighbours in the list of open streams (cut with an error frame at shutdown). */
+  openPrev: SseWriter | undefined;
+  openNext: SseWriter | undefined;
   // What is written in the same tick (the headers and a first burst read from upstream, a burst's
   // frames, the last frames and [DONE]) goes out in one socket write, as one HTTP chunk: frames are
   // joined into one string and written once the tick's promise jobs have run (no timer, so nothing
@@ -138,9 +141,23 @@ class SseWriter {
   constructor(
     private readonly res: ServerResponse,
     private readonly abort: SseOptions['abort'],
+    private readonly errorFrame: SseOptions['errorFrame'],
   ) {
     (res as WriterSlot)[WRITER] = this;
     res.on('close', onResponseClose);
+    linkOpen(this);
+  }
+
+  /** Ends the stream now with the route's error frame for `error` and stops its upstream (shutdown). */
+  cut(error: GatewayError): void {
+    if (this.closed || this.res.writableEnded) return;
+    this.send(this.errorFrame(error));
+    this.closed = true; // the write loop stops and writes nothing more
+    const out = this.pending;
+    this.pending = '';
+    this.res.end(out);
+    this.abort.abort();
+    this.wakeUp();
   }
 
   onClose(): void {
@@ -208,6 +225,7 @@ class SseWriter {
   /** The end of the response (what is pending in the same write), unless the client is gone. */
   finish(): void {
     const res = this.res;
+    unlinkOpen(this);
     res.off('close', onResponseClose);
     (res as WriterSlot)[WRITER] = undefined;
     if (!res.writableEnded) {
@@ -297,4 +315,38 @@ function pingIdle(list: IdleList, idleMs: number): void {
     writer.pingIfIdle(idleMs);
     writer = next;
   }
+}
+
+// Open streams, linked through their writers (no Set entry per stream): at shutdown, those still
+// open when the grace period ends get a terminal error frame before the process exits.
+let firstOpen: SseWriter | undefined;
+
+function linkOpen(writer: SseWriter): void {
+  writer.openNext = firstOpen;
+  if (firstOpen !== undefined) firstOpen.openPrev = writer;
+  firstOpen = writer;
+}
+
+function unlinkOpen(writer: SseWriter): void {
+  const { openPrev: prev, openNext: next } = writer;
+  if (prev !== undefined) prev.openNext = next;
+  else if (firstOpen === writer) firstOpen = next;
+  if (next !== undefined) next.openPrev = prev;
+  writer.openPrev = writer.openNext = undefined;
+}
+
+/**
+ * Ends every open SSE stream with its route's error frame for `error` (e.g. shutting_down) and
+ * stops its upstream: a client sees a terminal event, never a cut mid-answer. Returns how many.
+ */
+export function cutOpenStreams(error: GatewayError): number {
+  let count = 0;
+  for (let writer = firstOpen; writer !== undefined; ) {
+    const next: SseWriter | undefined = writer.openNext;
+    writer.cut(error);
+    unlinkOpen(writer);
+    count++;
+    writer = next;
+  }
+  return count;
 }

@@ -2,7 +2,8 @@ import http from 'node:http';
 import net from 'node:net';
 import t from 'tap';
 import type { FastifyReply } from 'fastify';
-import { pingSchedule, sseData, sseEvent, writeSseFrom } from '../../src/http/sse.js';
+import { cutOpenStreams, pingSchedule, sseData, sseEvent, writeSse, writeSseFrom } from '../../src/http/sse.js';
+import { errors } from '../../src/errors.js';
 import { startGateway } from '../helpers/gateway.js';
 import { sseChunk, startRawUpstream } from '../helpers/raw-upstream.js';
 
@@ -317,4 +318,37 @@ t.test('the ping schedule never leaves a stream silent longer than ssePingMs', a
     t.ok(longest + checkEveryMs <= pingMs, `ssePingMs ${pingMs}: silent at most ${longest} ms, +${checkEveryMs} ms for a late timer`);
     t.ok(pingAfterIdleMs >= pingMs / 2, `ssePingMs ${pingMs}: not pinged before ${pingAfterIdleMs} ms of silence`);
   }
+});
+
+// At the end of the shutdown grace period, a stream still open gets its route's terminal error frame
+// and its upstream is stopped: the client never sees an answer cut without an end.
+t.test('cutOpenStreams ends each open stream with its error frame and stops its upstream', async (t) => {
+  const aborts: string[] = [];
+  let wrote: () => void = () => undefined;
+  const firstWritten = new Promise<void>((resolve) => (wrote = resolve));
+  let count = 0;
+  const server = http.createServer((req, res) => {
+    const route = String(req.url);
+    async function* endless(signal: AbortSignal): AsyncGenerator<string> {
+      yield `data: ${route}\n\n`;
+      if (++count === 2) wrote();
+      await new Promise((_, reject) => signal.addEventListener('abort', () => reject(new Error('aborted'))));
+    }
+    const controller = new AbortController();
+    controller.signal.addEventListener('abort', () => aborts.push(route));
+    const reply = { hijack: () => undefined, raw: res, request: { id: 'req-1' } } as unknown as FastifyReply;
+    void writeSse(reply, endless(controller.signal), { headers: {}, abort: controller, errorFrame: (error) => `event: error\ndata: ${JSON.stringify({ route, code: error.code })}\n\n` });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => server.close());
+  const { port } = server.address() as net.AddressInfo;
+  const texts = ['/a', '/b'].map(async (path) => (await fetch(`http://127.0.0.1:${port}${path}`)).text());
+  await firstWritten;
+  await new Promise((resolve) => setImmediate(resolve));
+  t.equal(cutOpenStreams(errors.shuttingDown()), 2, 'both open streams');
+  for (const [index, path] of ['/a', '/b'].entries()) {
+    t.equal(await texts[index], `data: ${path}\n\nevent: error\ndata: {"route":"${path}","code":"shutting_down"}\n\n`, `${path}: its frames, then the error frame, then the end`);
+  }
+  t.same(aborts.sort(), ['/a', '/b'], 'each upstream stopped');
+  t.equal(cutOpenStreams(errors.shuttingDown()), 0, 'ended streams leave the list');
 });
