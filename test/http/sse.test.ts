@@ -352,3 +352,22 @@ t.test('cutOpenStreams ends each open stream with its error frame and stops its 
   t.same(aborts.sort(), ['/a', '/b'], 'each upstream stopped');
   t.equal(cutOpenStreams(errors.shuttingDown()), 0, 'ended streams leave the list');
 });
+
+// Bounded in bytes everywhere: an upstream stream that never ends (each event small) is cut at
+// providers.<name>.maxStreamBytes with the terminal error event, the content before it delivered.
+t.test('an endless upstream stream ends at maxStreamBytes with an error event', async (t) => {
+  let written = 0;
+  const gw = await gatewayOver(t, (_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    // Paced (one event a millisecond): the reader sees reads before the one that crosses the cap.
+    const timer = setInterval(() => {
+      if (res.destroyed || written++ >= 2_000) return clearInterval(timer);
+      res.write(sseChunk('word '));
+    }, 1);
+  }, '    maxStreamBytes: 16384\n');
+  const text = await (await streamChat(gw.url)).text();
+  t.match(text, /"content":"word "/, 'what came before the cap');
+  t.match(text, /a stream longer than 16384 bytes \(providers\.up\.maxStreamBytes\)/);
+  t.match(text, /"code":"upstream_bad_response"/);
+  t.ok(text.length < 40_000, `the client got ${text.length} characters, not the whole upstream stream`);
+});
