@@ -10,6 +10,7 @@ import { toPromptMode } from '../toolcalls/prompt-mode.js';
 import { toUpstreamId } from '../toolcalls/ids.js';
 import { rewriteToolCallIds, rewriteToolNames } from './tool-names.js';
 import { saysNoToolSupport } from './tool-support.js';
+import { hasReasoning, reasoningFor, reasoningVerdict, retryForReasoning } from './reasoning-step.js';
 import { attempts, callChain, settledOnEnd, type CallScope } from './upstream-caller.js';
 
 // The chat side of the upstream call: each target of the fallback chain is prepared for its own
@@ -27,7 +28,7 @@ export type UpstreamCall = ({ kind: 'json'; completion: ChatCompletion } | { kin
 
 // Not async, like callTarget: the usual call (one target, first attempt) goes through no layer that
 // only passes a promise on (each was a promise, a microtask and a frame per request).
-/** `budgets`: the request's tenant's (JSON repair and fuzzy names in the answer spend them). */
+/** `budgets`: the request's tenant's (JSON repair in the answer spends them). */
 export function callUpstream(request: ChatRequest, target: ResolvedModel, scope: CallScope, budgets: WorkBudgets): Promise<UpstreamCall> {
   try {
     // The declared tools are the same for every target in the chain: read them once.
@@ -52,11 +53,10 @@ function normalizeContextOf(
   textParsing: boolean,
   reasoning: NonNullable<NormalizeContext['reasoning']>,
 ): NormalizeContext {
-  const fuzzy = budgets.fuzzy;
   return {
     tools,
-    resolveName: (called: string) => resolver(called, fuzzy)?.name ?? null,
-    resolveNameDetailed: (called: string) => resolver(called, fuzzy),
+    resolveName: (called: string) => resolver(called)?.name ?? null,
+    resolveNameDetailed: resolver,
     repairBudget: budgets.repair,
     codec,
     textParsing,
@@ -84,10 +84,15 @@ function callTarget(input: TargetInput, scope: CallScope): Promise<UpstreamCall>
   const resolver = gateway.upstream.names.resolver(names);
   const normalizeContext = normalizeContextOf(tools, resolver, budgets, codec, gateway.loaded.config.repair.textToolCalls, target.config?.reasoning ?? 'content');
 
-  let upstreamRequest = codec.changed ? rewriteToolNames(request, codec.encode) : request;
-  const idPattern = capabilities.toolCallIdPattern;
-  if (idPattern) upstreamRequest = rewriteToolCallIds(upstreamRequest, (id) => toUpstreamId(id, idPattern));
-  if (upstreamRequest.stream) upstreamRequest = { ...upstreamRequest, stream_options: { ...upstreamRequest.stream_options, include_usage: true } };
+  // The request as this target wants it: names and ids it accepts, reasoning as it takes it.
+  const prepare = (body: ChatRequest): ChatRequest => {
+    let prepared = codec.changed ? rewriteToolNames(body, codec.encode) : body;
+    const idPattern = capabilities.toolCallIdPattern;
+    if (idPattern) prepared = rewriteToolCallIds(prepared, (id) => toUpstreamId(id, idPattern));
+    if (prepared.stream) prepared = { ...prepared, stream_options: { ...prepared.stream_options, include_usage: true } };
+    return prepared;
+  };
+  let upstreamRequest = prepare(reasoningFor(request, target, scope));
 
   const modelKey = `${provider.settings.name}/${target.upstreamModel}`;
   const toolSupport = gateway.upstream.toolSupport;
@@ -102,7 +107,8 @@ function callTarget(input: TargetInput, scope: CallScope): Promise<UpstreamCall>
       target,
       context,
       canFallBack,
-      handledByCaller: refusesTools,
+      // An upstream that says it wants the reasoning back, or refuses it: learned, then one retry.
+      handledByCaller: (error) => refusesTools(error) || reasoningVerdict(error, request, target, scope) !== undefined,
       send: async (permit, settle) => {
         if (body.stream) {
           // Handed back once the upstream accepted it: from here on nothing is retried.
@@ -117,9 +123,16 @@ function callTarget(input: TargetInput, scope: CallScope): Promise<UpstreamCall>
     });
 
   const first = send(promptMode ? toPromptMode(upstreamRequest) : upstreamRequest, promptMode);
-  // Only a call with tools sent natively can be told the model has no tool support.
-  if (promptMode || !hasTools) return first;
+  // Only a call with tools sent natively can be told the model has no tool support; only one with
+  // reasoning in its history (or in the ledger) can be told something about reasoning.
+  const reasoningMatters = scope.restoreReasoning !== undefined || hasReasoning(request);
+  if ((promptMode || !hasTools) && !reasoningMatters) return first;
   return first.catch((error: unknown) => {
+    const retry = reasoningMatters ? retryForReasoning(error, request, target, scope) : undefined;
+    if (retry !== undefined) {
+      upstreamRequest = prepare(retry);
+      return send(promptMode ? toPromptMode(upstreamRequest) : upstreamRequest, promptMode);
+    }
     if (!refusesTools(error)) throw error;
     const remembered = toolSupport.downgrade(modelKey);
     context.log.warn({ model: modelKey, remembered, ttlMs: toolSupport.settings.ttlMs }, 'upstream says the model has no tool support: retrying in prompt mode');
