@@ -51,6 +51,17 @@ export interface AnswerNote {
   reasoning?: string;
 }
 
+/** One answer checked against the request's tool contract, and what came of it (docs/contract.md). */
+export interface ContractNote {
+  /** 0 for the first answer, then 1, 2, … for each re-ask's. */
+  reask: number;
+  provider: string;
+  model: string;
+  violations: ReadonlyArray<{ kind: string; message: string }>;
+  /** complied, reask (asked again), error, pass (handed on as is), trimmed (extra calls dropped by policy). */
+  outcome: 'complied' | 'reask' | 'error' | 'pass' | 'trimmed';
+}
+
 /** Longest upstream text kept per request for the text-call span (best effort, bounded). */
 export const MAX_UPSTREAM_TEXT = 64 * 1024;
 
@@ -77,6 +88,8 @@ export class RequestInfo {
   private waited = 0;
   readonly repairs: RepairNote[] = [];
   readonly attempts: AttemptNote[] = [];
+  /** Answers that broke the request's tool contract (a handful at most: maxReasks bounds them). */
+  readonly contract: ContractNote[] = [];
   private answerNote: AnswerNote | undefined;
   private keptText: string | undefined;
 
@@ -170,6 +183,11 @@ export class RequestInfo {
 
   attempted(note: AttemptNote): void {
     this.attempts.push(note);
+  }
+
+  /** An answer was checked against the tool contract and broke it (or was trimmed, or complied after a re-ask). */
+  contractChecked(note: ContractNote): void {
+    this.contract.push(note);
   }
 
   costed(usd: number): void {

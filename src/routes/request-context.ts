@@ -23,10 +23,10 @@ export function endpointOf(request: FastifyRequest): Endpoint {
   return request.routeOptions.config?.endpoint ?? 'other';
 }
 
-/** Chat and Responses creation: the routes whose body names a model the pipeline calls. */
+/** Chat, Responses and Messages creation: the routes whose body names a model the pipeline calls. */
 export function isPipelineRoute(request: FastifyRequest): boolean {
   const endpoint = endpointOf(request);
-  return request.method === 'POST' && (endpoint === 'chat_completions' || endpoint === 'responses');
+  return request.method === 'POST' && (endpoint === 'chat_completions' || endpoint === 'responses' || endpoint === 'messages');
 }
 
 /** The body's model, resolved once by the guards' preHandler; later steps read it from here. */

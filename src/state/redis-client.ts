@@ -9,7 +9,7 @@ import type { StateConfig } from '../config/schema.js';
 
 export type RedisClient = Redis;
 
-export function createRedisClient(config: StateConfig, log: Pick<Logger, 'warn' | 'info'>): Redis {
+export function createRedisClient(config: Omit<StateConfig, 'requiredForReadiness'>, log: Pick<Logger, 'warn' | 'info'>): Redis {
   const client = new Redis(config.url ?? 'redis://127.0.0.1:6379', {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,

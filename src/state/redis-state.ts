@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { GatewayConfig } from '../config/schema.js';
 import { FailSafeLedger } from './failsafe-ledger.js';
-import { ledgerBudget, responsesBudget, type GatewayState } from './index.js';
+import { ledgerBudget, responsesBudget, type GatewayState } from './gateway-state.js';
 import { closeRedis, createRedisClient, waitReady } from './redis-client.js';
 import { RedisCounterStore } from './redis-counters.js';
 import { RedisLedger } from './redis-ledger.js';

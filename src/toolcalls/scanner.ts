@@ -94,6 +94,23 @@ export class CallScanner {
   }
 
   /**
+   * The text was cut off (the upstream stopped mid-answer, finish_reason `length`): decides what it
+   * can as if more text could come, then releases what was held back as it was written. A block the
+   * cut went through is never completed into a call.
+   */
+  endCutOff(): ScanSegment[] {
+    this.recheckAt = 0;
+    const out = this.push('', false);
+    const rest = this.text.slice(this.cursor);
+    if (rest !== '') {
+      out.push(this.proseSegment(rest));
+      this.cursor = this.text.length;
+      this.compact();
+    }
+    return out;
+  }
+
+  /**
    * push(delta) for the usual streamed token, in one step: nothing held back, no block open, and no
    * character in `delta` that could start one, so all of it is prose. True when taken (the caller
    * emits it as one text segment); the state is what push would leave. False: call push.

@@ -1,7 +1,7 @@
 import type { AssistantMessage, ChatChunk, ChunkDelta, FinishReason, ToolCall, ToolCallDelta, Usage } from '../../api/chat-types.js';
 import { errors } from '../../errors.js';
 import {
-  isToolFailure, mapFinishReason, noteCallMeta, promptBlockedError, randomId, toToolCall, toolFailureError, toUsage,
+  isToolFailure, mapFinishReason, noteCallMeta, noteUnexpectedCalls, promptBlockedError, randomId, toToolCall, toolFailureError, toUsage,
   type AnswerContext, type CallMetaMap,
 } from './response.js';
 import type { GenerateContentResponse } from './wire-types.js';
@@ -77,7 +77,9 @@ export class StreamTranslator {
           if (!state.text && state.toolCalls.length === 0) throw toolFailureError(this.context.provider, candidate);
         }
         state.finish = mapFinishReason(candidate.finishReason, state.toolCalls.length > 0);
-        out.push(this.chunk(index, {}, state.finish));
+        const finish = this.chunk(index, {}, state.finish);
+        noteUnexpectedCalls(finish, candidate.finishReason, state.toolCalls.length);
+        out.push(finish);
       }
     });
     return out;
