@@ -80,9 +80,9 @@ export async function runChat(clientRequest: RawChatRequest, input: ChatCallInpu
     // What the client should know about the answer although nothing was changed (docs/answers.md).
     const warned = joinWarnings(headers['x-toolgate-warnings'], answerWarnings(report));
     if (warned) headers['x-toolgate-warnings'] = warned;
-    const adapterWarnings = answerWarningsOf(answer.upstream);
-    if (adapterWarnings) withAnswerWarnings(headers, adapterWarnings, input.info, repaired.header);
-    telemetry.answer(answer.target, report, mode, completion.usage, toolsDeclared, adapterWarnings);
+    const upstreamWarnings = answerWarningsOf(answer.upstream);
+    if (upstreamWarnings) withAnswerWarnings(headers, upstreamWarnings, input.info, repaired.header);
+    telemetry.answer(answer.target, report, mode, completion.usage, toolsDeclared, upstreamWarnings);
     await recordAnswer(gateway, clientRequest, completion, answer.target, input.log, input.info.keyName);
     return { kind: 'json', completion, headers };
   }
