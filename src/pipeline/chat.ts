@@ -52,9 +52,11 @@ export async function runChat(clientRequest: RawChatRequest, input: ChatCallInpu
   // A fallback may have answered (callUpstream notes it in the access log): metrics, cost and the
   // ledger belong to the model that did.
   const served = call.target;
+  // Legacy in, legacy out: a client that sent `functions` gets `function_call` answers.
+  const normalizeContext = usesLegacyFunctions(clientRequest) ? { ...call.normalizeContext, legacyFunctions: true } : call.normalizeContext;
   if (call.kind === 'json') {
     telemetry.firstToken(served);
-    const normalized = normalizeCompletion(call.completion, call.normalizeContext);
+    const normalized = normalizeCompletion(call.completion, normalizeContext);
     const mode = answerMode(normalized.report, call.promptMode);
     input.info.answered({ mode, usage: normalized.completion.usage, report: normalized.report, ...(input.info.journal ? answerText(call.completion, normalized.completion) : NO_CALLS) });
     headers['x-toolgate-tool-mode'] = mode;
@@ -69,7 +71,7 @@ export async function runChat(clientRequest: RawChatRequest, input: ChatCallInpu
   // With the inspector on, the upstream's own text is kept (bounded) to show a text call's raw span.
   const keeper = gateway.loaded.config.inspector.enabled ? new UpstreamTextKeeper(input.info) : undefined;
   const recorder = new StreamAnswerRecorder(gateway, clientRequest, served, input.log, input.info.keyName);
-  const stage = new ChatStreamStage(createStreamNormalizer(call.normalizeContext), recorder, telemetry, served, input.info, keeper, call.promptMode, toolsDeclared);
+  const stage = new ChatStreamStage(createStreamNormalizer(normalizeContext), recorder, telemetry, served, input.info, keeper, call.promptMode, toolsDeclared);
   return new StreamResult(staged<ChatChunk>(call.batches, stage), headers);
 }
 
@@ -136,6 +138,11 @@ class StreamResult {
   get chunks(): AsyncIterable<ChatChunk> {
     return flatten(this.batches);
   }
+}
+
+/** The client speaks the legacy function-calling protocol: `functions` and no `tools`. */
+function usesLegacyFunctions(request: RawChatRequest): boolean {
+  return Array.isArray(request.functions) && request.functions.length > 0 && !(Array.isArray(request.tools) && request.tools.length > 0);
 }
 
 /** The answer note without the text and calls only the inspector's journal reads (RequestInfo.journal off). */
