@@ -6,6 +6,7 @@ import type { ResolvedModel } from '../routing/router.js';
 import type { WorkBudgets } from '../state/work-budgets.js';
 import type { NormalizeContext } from '../toolcalls/normalize.js';
 import type { NameResolverFunction } from '../toolcalls/names.js';
+import { textCallsFor } from '../toolcalls/normalize-policy.js';
 import { toPromptMode } from '../toolcalls/prompt-mode.js';
 import { toUpstreamId } from '../toolcalls/ids.js';
 import { rewriteToolCallIds, rewriteToolNames } from './tool-names.js';
@@ -52,6 +53,8 @@ function normalizeContextOf(
   codec: NormalizeContext['codec'],
   textParsing: boolean,
   reasoning: NonNullable<NormalizeContext['reasoning']>,
+  provider: string,
+  legacyFunctions: boolean,
 ): NormalizeContext {
   return {
     tools,
@@ -61,6 +64,8 @@ function normalizeContextOf(
     codec,
     textParsing,
     reasoning,
+    provider,
+    ...(legacyFunctions ? { legacyFunctions } : {}),
   };
 }
 
@@ -82,7 +87,20 @@ function callTarget(input: TargetInput, scope: CallScope): Promise<UpstreamCall>
   const names = [...tools.keys()];
   const codec = gateway.upstream.names.codec(names, capabilities.toolNameRule);
   const resolver = gateway.upstream.names.resolver(names);
-  const normalizeContext = normalizeContextOf(tools, resolver, budgets, codec, gateway.loaded.config.repair.textToolCalls, target.config?.reasoning ?? 'content');
+  const config = gateway.loaded.config;
+  const textCalls = (inPromptMode: boolean): boolean =>
+    textCallsFor({
+      enabled: config.repair.textToolCalls,
+      model: target.config?.textCalls,
+      provider: config.providers[provider.settings.name]?.textCalls,
+      providerType: provider.settings.type,
+      upstreamModel: target.upstreamModel,
+      promptMode: inPromptMode,
+      toolChoice: request.tool_choice,
+      hasTools: tools.size > 0,
+    });
+  const contextFor = (inPromptMode: boolean): NormalizeContext =>
+    normalizeContextOf(tools, resolver, budgets, codec, textCalls(inPromptMode), target.config?.reasoning ?? 'content', provider.settings.name, scope.legacyFunctions === true);
 
   // The request as this target wants it: names and ids it accepts, reasoning as it takes it.
   const prepare = (body: ChatRequest): ChatRequest => {
@@ -113,12 +131,12 @@ function callTarget(input: TargetInput, scope: CallScope): Promise<UpstreamCall>
         if (body.stream) {
           // Handed back once the upstream accepted it: from here on nothing is retried.
           const chunks = await provider.stream(body, context);
-          return { kind: 'stream', batches: settledOnEnd(batchesOf(chunks), permit, settle, scope), normalizeContext, promptMode: inPromptMode, target };
+          return { kind: 'stream', batches: settledOnEnd(batchesOf(chunks), permit, settle, scope), normalizeContext: contextFor(inPromptMode), promptMode: inPromptMode, target };
         }
         const completion = await provider.complete(body, context);
         settle('success');
         permit.report('success');
-        return { kind: 'json', completion, normalizeContext, promptMode: inPromptMode, target };
+        return { kind: 'json', completion, normalizeContext: contextFor(inPromptMode), promptMode: inPromptMode, target };
       },
     });
 
