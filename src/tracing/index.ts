@@ -46,6 +46,9 @@ export interface RequestFacts {
   error?: string;
   keyName?: string;
   taskId?: string;
+  /** Kinds of tool-contract violations of the request's answers (distinct), and the re-asks sent. */
+  contractViolations?: string[];
+  contractReasks?: number;
 }
 
 export interface RequestTrace {
@@ -66,6 +69,8 @@ export interface AttemptStart {
   signal: AbortSignalLike;
   /** The history after toolgate's repairs, when it repaired any (content capture shows what went upstream). */
   repaired?: { target: 'messages' | 'input'; items: readonly unknown[] };
+  /** The attempt is the n-th re-ask after a tool-contract violation. */
+  reask?: number;
 }
 
 export interface AttemptTrace {
@@ -114,7 +119,8 @@ export function traceAttempt(info: RequestInfo, target: ResolvedModel, context: 
   const trace = traces.get(info);
   if (!trace) return undefined;
   const repaired = info.repairs.at(-1);
-  const span = trace.attempt({ target, attempt, signal: context.signal, ...(repaired ? { repaired: { target: repaired.target, items: repaired.after } } : {}) });
+  const reask = info.reasksSent;
+  const span = trace.attempt({ target, attempt, signal: context.signal, ...(repaired ? { repaired: { target: repaired.target, items: repaired.after } } : {}), ...(reask > 0 ? { reask } : {}) });
   context.traceHeaders = span.headers;
   return span;
 }
