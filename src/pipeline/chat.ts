@@ -94,8 +94,9 @@ export async function runChat(clientRequest: RawChatRequest, input: ChatCallInpu
   if (contract) {
     // Calls are held until each answer is judged; re-asks continue the same client stream.
     const reports = new LastAttemptReport();
-    const contracted = new ContractedStream(contract, call, started, reports, (request) => askAgainStream(request, contract.reaskTarget, scope, budgets));
-    const stage = new ChatStreamStage(reports, recorder, telemetry, served, input.info, keeper, call.promptMode, toolsDeclared);
+    const keeperFor = keeper ? (): UpstreamTextKeeper => new UpstreamTextKeeper(input.info) : undefined;
+    const contracted = new ContractedStream(contract, call, started, reports, (request) => askAgainStream(request, contract.reaskTarget, scope, budgets), keeperFor);
+    const stage = new ChatStreamStage(reports, recorder, telemetry, served, input.info, undefined, call.promptMode, toolsDeclared);
     return new StreamResult(staged<ChatChunk>(contracted, stage), headers);
   }
   const stage = new ChatStreamStage(createStreamNormalizer(call.normalizeContext), recorder, telemetry, served, input.info, keeper, call.promptMode, toolsDeclared);
