@@ -201,6 +201,8 @@ export const authSchema = z
     keys: z.array(gatewayKeySchema).default([]),
     /** When set, GET /metrics needs `Authorization: Bearer <metricsKey>`. */
     metricsKey: z.string().optional(),
+    /** Without keys, listen beyond loopback anyway (else startup refuses); also TOOLGATE_ALLOW_ANONYMOUS=true. */
+    allowAnonymous: z.boolean().default(false),
   })
   .strict()
   .superRefine((auth, ctx) => {
@@ -240,6 +242,8 @@ export const stateSchema = z
     commandTimeoutMs: z.number().int().positive().default(500),
     /** Rate limits and budgets when Redis is down: `open` serves anyway, `closed` answers 503. */
     limitsFailMode: z.enum(['open', 'closed']).default('open'),
+    /** /readyz answers 503 while Redis is unreachable; false: ready anyway (requests that need Redis still fail). */
+    requiredForReadiness: z.boolean().default(true),
   })
   .strict()
   .superRefine((state, ctx) => {

@@ -1,7 +1,8 @@
 import type { ErrorObject } from 'ajv';
 import { isRecord } from '../is-record.js';
 import { repairJsonBounded, type RepairBudget } from '../repair/bounded-json.js';
-import { MAX_VALIDATED_CHARS, validatorFor } from '../toolcalls/arguments.js';
+import { MAX_VALIDATED_CHARS } from '../toolcalls/arguments.js';
+import { validatorFor } from '../toolcalls/schema-validators.js';
 
 // The contract's reading of one call's arguments: they must be a JSON object valid against the
 // tool's `parameters` schema. Only repairs that cannot change meaning are allowed: JSON syntax

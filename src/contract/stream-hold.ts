@@ -10,6 +10,8 @@ interface HeldCall {
   id: string;
   name: string;
   arguments: string;
+  /** Provider data on the call (Gemini's thought signature in `extra_content.google`): it goes back with the call. */
+  extra_content?: unknown;
 }
 
 interface HeldChoice {
@@ -64,6 +66,7 @@ export class StreamHold {
         if (part.id) call.id = part.id;
         if (part.function?.name) call.name += part.function.name;
         if (part.function?.arguments) call.arguments += part.function.arguments;
+        if (part.extra_content !== undefined) call.extra_content = part.extra_content;
       }
       const { tool_calls: _calls, ...delta } = choice.delta;
       // What is left of the delta still goes on (content beside the calls, a role).
@@ -82,7 +85,9 @@ export class StreamHold {
     const out = new Map<number, AssistantMessage>();
     for (const [index, held] of this.choices) {
       const calls: ToolCall[] = [];
-      for (const call of held.calls) if (call) calls.push({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } });
+      for (const call of held.calls) {
+        if (call) calls.push({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments }, ...(call.extra_content !== undefined ? { extra_content: call.extra_content } : {}) });
+      }
       out.set(index, { role: 'assistant', content: held.content === '' ? null : held.content, ...(calls.length > 0 ? { tool_calls: calls } : {}) });
     }
     return out;
@@ -106,7 +111,8 @@ export class StreamHold {
     for (const [index, held] of this.choices) {
       const calls = judged.get(index)?.tool_calls ?? [];
       calls.forEach((call, position) => {
-        out.push({ ...base, choices: [{ index, delta: { tool_calls: [{ index: position, id: call.id, type: 'function', function: { name: call.function.name, arguments: call.function.arguments } }] }, finish_reason: null }] });
+        const extra = call.extra_content !== undefined ? { extra_content: call.extra_content } : {};
+        out.push({ ...base, choices: [{ index, delta: { tool_calls: [{ index: position, id: call.id, type: 'function', function: { name: call.function.name, arguments: call.function.arguments }, ...extra }] }, finish_reason: null }] });
       });
       const finish: FinishReason = calls.length > 0 ? 'tool_calls' : held.finish === 'tool_calls' || held.finish === null ? 'stop' : held.finish;
       out.push({ ...base, choices: [{ index, delta: {}, finish_reason: finish }], ...(warnings ? { toolgate_warnings: warnings } : {}) });

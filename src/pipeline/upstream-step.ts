@@ -28,7 +28,7 @@ export type UpstreamCall = ({ kind: 'json'; completion: ChatCompletion } | { kin
 
 // Not async, like callTarget: the usual call (one target, first attempt) goes through no layer that
 // only passes a promise on (each was a promise, a microtask and a frame per request).
-/** `budgets`: the request's tenant's (JSON repair and fuzzy names in the answer spend them). */
+/** `budgets`: the request's tenant's (JSON repair in the answer spends them). */
 export function callUpstream(request: ChatRequest, target: ResolvedModel, scope: CallScope, budgets: WorkBudgets): Promise<UpstreamCall> {
   try {
     // The declared tools are the same for every target in the chain: read them once.
@@ -53,11 +53,10 @@ function normalizeContextOf(
   textParsing: boolean,
   reasoning: NonNullable<NormalizeContext['reasoning']>,
 ): NormalizeContext {
-  const fuzzy = budgets.fuzzy;
   return {
     tools,
-    resolveName: (called: string) => resolver(called, fuzzy)?.name ?? null,
-    resolveNameDetailed: (called: string) => resolver(called, fuzzy),
+    resolveName: (called: string) => resolver(called)?.name ?? null,
+    resolveNameDetailed: resolver,
     repairBudget: budgets.repair,
     codec,
     textParsing,
