@@ -1,7 +1,9 @@
 import OpenAI from 'openai';
 import t, { type Test } from 'tap';
+import { startOpenAIEmulator } from '../emulators/openai-server.js';
 import { startReasoningEmulator, type ReasoningRule } from '../emulators/reasoning-server.js';
 import { configFor, startGateway } from '../helpers/gateway.js';
+import { startRedis } from '../helpers/redis-server.js';
 
 // Tool loops through toolgate with an agent written on the official `openai` SDK that rebuilds
 // each assistant message from content and tool_calls (as typed agents do): the reasoning and the
@@ -197,5 +199,56 @@ t.test('the inspector shows the reasoning an answer carried: its length always, 
       else t.notMatch(record.reasoning.text, issued.slice(0, 20), 'no text without it');
     }
     await gw.close();
+  }
+});
+
+t.test('on Redis: reasoning one instance answered is restored by another', async (t) => {
+  const redis = await startRedis();
+  const upstream = await startReasoningEmulator({ rule: 'deepseek', steps: 2 });
+  const yaml = configFor({ up: { baseUrl: upstream.url, apiKey: 'k' } }, `state: {type: redis, url: "${redis.url}", keyPrefix: "tg-reason:"}\n`);
+  const a = await startGateway({ yaml, logLevel: 'warn' });
+  const b = await startGateway({ yaml, logLevel: 'warn' });
+  t.teardown(async () => {
+    await a.close();
+    await b.close();
+    await upstream.close();
+    await redis.close();
+  });
+  const clients = [a, b].map((gw) => new OpenAI({ baseURL: gw.baseURL, apiKey: 'unused', maxRetries: 0 }));
+  // Alternate instances each round, as a load balancer would.
+  let round = 0;
+  const alternating = new Proxy(clients[0], { get: (_, key) => (key === 'chat' ? clients[round++ % 2].chat : Reflect.get(clients[0], key)) });
+  const result = await agentLoop(alternating, 'up/deepseek-v4-pro', true);
+  t.equal(result.answer, 'Done after 2 calls.');
+  t.equal(upstream.requests.length, 3, 'no request was refused');
+  reasoningCameBack(t, upstream);
+});
+
+t.test('reasoning split out of the text (models.<name>.reasoning: split) is kept and restored the same way', async (t) => {
+  const thoughts: string[] = [];
+  let calls = 0;
+  const upstream = await startOpenAIEmulator({
+    validate: false,
+    script: (body: any) => {
+      const turn = body.messages.slice(body.messages.map((m: any) => m.role).lastIndexOf('user') + 1);
+      const missing = turn.find((m: any) => m.role === 'assistant' && m.tool_calls && typeof m.reasoning_content !== 'string');
+      if (missing) return { error: { status: 400, body: { error: { message: 'Missing `reasoning_content` field in the assistant message at message index 1.', type: 'invalid_request_error', param: null, code: 'invalid_request_error' } } } };
+      if (turn.length > 0) return { text: 'Done.' };
+      thoughts.push(`I will look it up (${++calls}).`);
+      return { text: `<think>${thoughts.at(-1)}</think>`, toolCalls: [{ name: 'lookup', arguments: { q: 'x' } }] };
+    },
+  });
+  const gw = await startGateway({ yaml: configFor({ up: { baseUrl: upstream.url, apiKey: 'k' } }, 'models:\n  thinker:\n    provider: up\n    model: deepseek-r1-distill\n    reasoning: split\n'), logLevel: 'warn' });
+  t.teardown(async () => {
+    await gw.close();
+    await upstream.close();
+  });
+  const client = new OpenAI({ baseURL: gw.baseURL, apiKey: 'unused', maxRetries: 0 });
+  for (const stream of [false, true]) {
+    const before = upstream.requests.length;
+    const result = await agentLoop(client, 'thinker', stream);
+    t.equal(result.answer, 'Done.', stream ? 'SSE' : 'JSON');
+    t.equal(upstream.requests.length - before, 2, 'no request was refused');
+    t.equal(upstream.requests.at(-1)!.body.messages[1].reasoning_content, thoughts.at(-1), 'the split reasoning came back');
   }
 });
