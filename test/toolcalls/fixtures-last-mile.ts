@@ -170,4 +170,18 @@ export const LAST_MILE_CASES: LastMileCase[] = [
     text: '<answer>\nUse <tool_calls> to call get_weather.\n</answer>',
     calls: null,
   },
+  // ---- GigaChat 3: string arguments are no call (vLLM's gigachat3 parser) ----
+  {
+    title: 'GigaChat 3: a function-call turn whose arguments are a string stays content',
+    format: 'gigachat',
+    text: 'Вот пример.<|message_sep|>\n\nfunction call<|role_sep|>\n{"name": "search_procedure", "arguments": "сброс пароля"}',
+    calls: null,
+  },
+  {
+    title: 'GigaChat 3: the same turn with an arguments object is a call',
+    format: 'gigachat',
+    text: 'Проверяю.<|message_sep|>\n\nfunction call<|role_sep|>\n{"name": "search_procedure", "arguments": {"query": "сброс пароля"}}</s>',
+    calls: [{ name: 'search_procedure', args: { query: 'сброс пароля' } }],
+    content: 'Проверяю.',
+  },
 ];
