@@ -11,8 +11,8 @@
 //   reasoning: `reasoningKept` records, per request, whether every call of the current turn came
 //   with the reasoning it was answered with.
 import { randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
+import { startRuleServer } from './rule-server.js';
 
 type Obj = Record<string, any>;
 
@@ -97,36 +97,6 @@ export async function startResponsesReasoningEmulator(options: { steps?: number 
     res.end();
   }
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const parts: Buffer[] = [];
-    for await (const part of req) parts.push(part as Buffer);
-    const body = JSON.parse(Buffer.concat(parts).toString('utf8')) as Obj;
-    requests.push(body);
-    const refused = check(body);
-    if (refused) {
-      res.writeHead(refused.status, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(refused.body));
-      return;
-    }
-    send(res, body, output(body));
-  }
-
-  const server = createServer((req, res) => {
-    handle(req, res).catch(() => {
-      res.writeHead(500);
-      res.end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/v1`,
-    requests,
-    reasoningKept,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
+  const server = await startRuleServer(requests, { refusal: (body) => check(body), answer: (res, body) => send(res, body, output(body)) });
+  return { url: server.url, requests, reasoningKept, close: () => server.close() };
 }
