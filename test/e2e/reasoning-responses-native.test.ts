@@ -1,5 +1,5 @@
 import OpenAI from 'openai';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { startResponsesReasoningEmulator } from '../emulators/responses-reasoning-server.js';
 import { configFor, startGateway } from '../helpers/gateway.js';
 
@@ -10,6 +10,16 @@ import { configFor, startGateway } from '../helpers/gateway.js';
 const TOOLS = [{ type: 'function' as const, name: 'lookup', parameters: { type: 'object', properties: { q: { type: 'string' } } }, strict: false }];
 
 type Keep = 'nothing' | 'ids';
+
+async function setup(t: Test, steps: number) {
+  const upstream = await startResponsesReasoningEmulator({ steps });
+  const gw = await startGateway({ yaml: configFor({ oa: { type: 'openai', baseUrl: upstream.url, apiKey: 'sk-test-0000' } }), logLevel: 'warn' });
+  t.teardown(async () => {
+    await gw.close();
+    await upstream.close();
+  });
+  return { upstream, client: new OpenAI({ baseURL: gw.baseURL, apiKey: 'unused', maxRetries: 0 }) };
+}
 
 async function loop(client: OpenAI, stream: boolean, keep: Keep): Promise<{ answer: string; repairs: string[] }> {
   const input: any[] = [{ role: 'user', content: 'Plan the trip' }];
@@ -41,13 +51,7 @@ async function loop(client: OpenAI, stream: boolean, keep: Keep): Promise<{ answ
 for (const stream of [false, true]) {
   for (const keep of ['nothing', 'ids'] as const) {
     t.test(`store: false, a client that keeps ${keep === 'nothing' ? 'no reasoning items' : 'only the reasoning items\' ids'} (${stream ? 'SSE' : 'JSON'})`, async (t) => {
-      const upstream = await startResponsesReasoningEmulator({ steps: 2 });
-      const gw = await startGateway({ yaml: configFor({ oa: { type: 'openai', baseUrl: upstream.url, apiKey: 'sk-test-0000' } }), logLevel: 'warn' });
-      t.teardown(async () => {
-        await gw.close();
-        await upstream.close();
-      });
-      const client = new OpenAI({ baseURL: gw.baseURL, apiKey: 'unused', maxRetries: 0 });
+      const { upstream, client } = await setup(t, 2);
       const result = await loop(client, stream, keep);
       t.equal(result.answer, 'Done after 2 calls.');
       t.same(upstream.reasoningKept, [true, true, true], 'every call went back with the reasoning it was answered with');
@@ -57,13 +61,7 @@ for (const stream of [false, true]) {
 }
 
 t.test('with a store (store: true) nothing is added: OpenAI keeps its own items', async (t) => {
-  const upstream = await startResponsesReasoningEmulator({ steps: 1 });
-  const gw = await startGateway({ yaml: configFor({ oa: { type: 'openai', baseUrl: upstream.url, apiKey: 'sk-test-0000' } }), logLevel: 'warn' });
-  t.teardown(async () => {
-    await gw.close();
-    await upstream.close();
-  });
-  const client = new OpenAI({ baseURL: gw.baseURL, apiKey: 'unused', maxRetries: 0 });
+  const { upstream, client } = await setup(t, 1);
   const first = await client.responses.create({ model: 'oa/o4-mini', input: 'Plan the trip', tools: TOOLS, include: ['reasoning.encrypted_content'] });
   const call: any = first.output.find((item) => item.type === 'function_call');
   await client.responses.create({ model: 'oa/o4-mini', input: [{ role: 'user', content: 'Plan the trip' }, { type: 'function_call', call_id: call.call_id, name: call.name, arguments: call.arguments }, { type: 'function_call_output', call_id: call.call_id, output: 'ok' }], tools: TOOLS });
