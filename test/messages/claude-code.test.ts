@@ -110,6 +110,11 @@ t.test('Claude Code request bodies', async (t) => {
     t.equal(back.messages[back.messages.length - 1].role, 'system', 'the reminder stays where it was sent');
   }
 
+  // The beta surface Claude Code uses: POST /v1/messages?beta=true with `betas` as anthropic-beta.
+  const beta = await client.beta.messages.create({ ...body('up/qwen3-coder', 'Take a screenshot.'), betas: ['interleaved-thinking-2025-05-14', 'context-management-2025-06-27'] });
+  t.equal(beta.stop_reason, 'tool_use', 'the beta endpoint answers the same');
+  t.match(oa.requests.length, Number, 'it reached the upstream');
+
   // Gemini: the long name encoded for its rule, the call forced with tool_choice {type: tool}.
   const events: Anthropic.RawMessageStreamEvent[] = [];
   const stream = await client.messages.create({ ...body('gem/gemini-2.5-flash', 'Weather in Paris'), tool_choice: { type: 'tool', name: LONG }, stream: true });

@@ -127,4 +127,26 @@ export const LAST_MILE_CASES: LastMileCase[] = [
     text: DSML_V4('<｜DSML｜invoke name="rm_rf">\n</｜DSML｜invoke>\n'),
     calls: null,
   },
+  // ---- Decided: a string where the arguments object should be ----
+  {
+    title: 'Hermes: arguments written as a plain string go to the single string parameter',
+    format: 'hermes',
+    text: '<tool_call>\n{"name": "search_procedure", "arguments": "reset the router"}\n</tool_call>',
+    calls: [{ name: 'search_procedure', args: { query: 'reset the router' } }],
+    content: null,
+  },
+  {
+    title: 'Hermes: a JSON-quoted string likewise',
+    format: 'hermes',
+    text: '<tool_call>{"name": "search_procedure", "arguments": "\\"reset\\""}</tool_call>',
+    calls: [{ name: 'search_procedure', args: { query: 'reset' } }],
+    content: null,
+  },
+  {
+    title: 'Hermes: a string for a tool without a single string parameter is wrapped as _raw',
+    format: 'hermes',
+    text: '<tool_call>{"name": "write_file", "arguments": "a.txt hello"}</tool_call>',
+    calls: [{ name: 'write_file', args: { _raw: 'a.txt hello' } }],
+    content: null,
+  },
 ];

@@ -62,6 +62,11 @@ export const remnantsFormat = defineFormat({
       const call = markedCall(text, at + CALL_BEGIN.length, env, ctx);
       if (call === 'incomplete') return INCOMPLETE;
       if (call === undefined) break; // truncated or malformed: the calls before it stand
+      // Cut off by the next marker: the section ends before it (the calls before it stand).
+      if (call.cut) {
+        if (shapes.length === 0) return { kind: 'none', skipTo: call.end };
+        break;
+      }
       // A call whose id or arguments cannot be read is left out (and counted); its siblings stand.
       if (call.shape === undefined) malformed++;
       else shapes.push(call.shape);
@@ -85,7 +90,7 @@ function firstLiteralAt(text: string, at: number, literals: readonly string[]): 
 }
 
 /** `id<|tool_call_argument_begin|>{json}[<|tool_call_end|>]`, from just after <|tool_call_begin|>. */
-function markedCall(text: string, from: number, env: ScanEnv, ctx: ParseContext): { shape?: CallShape; end: number } | 'incomplete' | undefined {
+function markedCall(text: string, from: number, env: ScanEnv, ctx: ParseContext): { shape?: CallShape; end: number; cut?: true } | 'incomplete' | undefined {
   const window = text.slice(from, from + MAX_ID + ARGS_BEGIN.length);
   const split = window.indexOf(ARGS_BEGIN);
   if (split < 0) return window.length < MAX_ID + ARGS_BEGIN.length && !env.final ? 'incomplete' : undefined;
@@ -104,7 +109,7 @@ function markedCall(text: string, from: number, env: ScanEnv, ctx: ParseContext)
   const body = text.slice(argsStart, argsEnd).trim();
   // Without its own end marker a call must hold whole JSON: one cut off by the next marker or the
   // end of the answer is not repaired into a call.
-  if (terminator !== CALL_END && body !== '' && findJsonEnd(body, 0) !== body.length) return argsEnd === text.length ? undefined : { end };
+  if (terminator !== CALL_END && body !== '' && findJsonEnd(body, 0) !== body.length) return argsEnd === text.length ? undefined : { end, cut: true };
   const args = parseJsonLenient(body || '{}', ctx.repairBudget);
   if (!isPlainObject(args)) return { end };
   const name = nameOfId(window.slice(0, split).trim(), args, ctx);
