@@ -35,7 +35,7 @@ import { endpointOf, isPipelineRoute, keepJournal, peekRequestInfo } from './rou
 import { Inspector } from './inspector/index.js';
 import { registerInspectorApi } from './routes/inspector.js';
 import { registerInspectorPage } from './routes/inspector-page.js';
-import { createState } from './state/index.js';
+import { createState, stateReadiness } from './state/index.js';
 import { startTracing } from './tracing/index.js';
 import { registerTracing } from './tracing/plugin.js';
 
@@ -206,7 +206,7 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions): Pro
   registerBodyValidation(app);
   registerGuards(app, gateway);
 
-  const readiness: Readiness = { ready: false };
+  const readiness: Readiness = { ready: false, ...stateReadiness(state, config.state) };
   registerHealth(app, readiness, gateway.upstream.toolSupport);
   registerModels(app, gateway);
   registerChatCompletions(app, gateway);

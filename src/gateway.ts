@@ -42,6 +42,6 @@ export interface Gateway {
   auth: GatewayAuth;
   /** Per-provider retry policies and circuit breakers. */
   resilience: Resilience;
-  /** Best-effort work budgets (JSON repair, fuzzy names), one set per gateway key scope. */
+  /** Best-effort work budgets (JSON repair), one set per gateway key scope. */
   workBudgets: WorkBudgetStore;
 }

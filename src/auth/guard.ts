@@ -34,8 +34,9 @@ export function registerGuards(app: FastifyInstance, gateway: Gateway): void {
       done();
       return;
     }
-    // Anthropic's clients send the key as x-api-key; Authorization: Bearer wins when both come.
-    const key = keys.authenticate(request.headers.authorization ?? bearerOf(request.headers['x-api-key']));
+    // Anthropic's clients send the key as x-api-key (their routes only); Authorization: Bearer wins when both come.
+    const apiKey = request.routeOptions.config?.apiKeyHeader === true ? bearerOf(request.headers['x-api-key']) : undefined;
+    const key = keys.authenticate(request.headers.authorization ?? apiKey);
     if (!key) {
       done(errors.invalidApiKey());
       return;

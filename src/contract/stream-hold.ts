@@ -69,7 +69,7 @@ export class StreamHold {
         if (part.id) call.id = part.id;
         if (part.function?.name) call.name += part.function.name;
         if (part.function?.arguments) call.arguments += part.function.arguments;
-        for (const key in part) if (!DELTA_KEYS.has(key)) (call.extra ??= {})[key] = part[key];
+        for (const key in part) if (!DELTA_KEYS.has(key) && key !== '__proto__') (call.extra ??= {})[key] = part[key];
       }
       const { tool_calls: _calls, ...delta } = choice.delta;
       // What is left of the delta still goes on (content beside the calls, a role).

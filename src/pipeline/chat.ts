@@ -3,6 +3,7 @@ import { errors } from '../errors.js';
 import type { Gateway } from '../gateway.js';
 import type { ResponseMode } from '../metrics/index.js';
 import { normalizeCompletion, type NormalizeReport } from '../toolcalls/normalize.js';
+import { answerWarnings } from '../toolcalls/normalize-shared.js';
 import { flatten } from '../providers/chunk-batches.js';
 import { addAnswerWarnings, answerWarningsHeader, answerWarningsOf, type AnswerWarnings } from '../providers/answer-warnings.js';
 import { createStreamNormalizer, type StreamNormalizer } from '../toolcalls/normalize-stream.js';
@@ -41,7 +42,7 @@ export type ChatResult =
 export async function runChat(clientRequest: RawChatRequest, input: ChatCallInput, gateway: Gateway): Promise<ChatResult> {
   input.info.requested(clientRequest.model, clientRequest.stream === true);
 
-  // The tenant's best-effort work budgets (JSON repair, fuzzy names), looked up once for the request.
+  // The tenant's best-effort work budgets (JSON repair), looked up once for the request.
   const budgets = gateway.workBudgets.forScope(scopeOf(input.info.keyName));
   const repaired = await repairStep(clientRequest, gateway, input.log, gateway.repairOptions, input.info.keyName, budgets);
   const target = targetFor(clientRequest.model, input, gateway.router);
@@ -54,7 +55,8 @@ export async function runChat(clientRequest: RawChatRequest, input: ChatCallInpu
   const telemetry = new RequestTelemetry(gateway, input.info, clientRequest, taskHeaderOf(input.headers));
   const toolsDeclared = (repaired.request.tools?.length ?? 0) > 0;
 
-  const scope: CallScope = { gateway, context, telemetry, info: input.info, restoreReasoning: repaired.restoreReasoning };
+  // Legacy in, legacy out: a client that sent `functions` gets `function_call` answers (re-asks too).
+  const scope: CallScope = { gateway, context, telemetry, info: input.info, restoreReasoning: repaired.restoreReasoning, legacyFunctions: usesLegacyFunctions(clientRequest) };
   const started = performance.now();
   const call = await callUpstream(repaired.request, target, scope, budgets);
   // A fallback may have answered (callUpstream notes it in the access log): metrics, cost and the
@@ -76,9 +78,12 @@ export async function runChat(clientRequest: RawChatRequest, input: ChatCallInpu
     const mode = answerMode(report, answer.promptMode);
     input.info.answered({ mode, usage: completion.usage, report, ...(input.info.journal ? answerText(answer.upstream, completion) : NO_CALLS) });
     headers['x-toolgate-tool-mode'] = mode;
-    const answerWarnings = answerWarningsOf(answer.upstream);
-    if (answerWarnings) withAnswerWarnings(headers, answerWarnings, input.info, repaired.header);
-    telemetry.answer(answer.target, report, mode, completion.usage, toolsDeclared, answerWarnings);
+    // What the client should know about the answer although nothing was changed (docs/answers.md).
+    const warned = joinWarnings(headers['x-toolgate-warnings'], answerWarnings(report));
+    if (warned) headers['x-toolgate-warnings'] = warned;
+    const upstreamWarnings = answerWarningsOf(answer.upstream);
+    if (upstreamWarnings) withAnswerWarnings(headers, upstreamWarnings, input.info, repaired.header);
+    telemetry.answer(answer.target, report, mode, completion.usage, toolsDeclared, upstreamWarnings);
     await recordAnswer(gateway, clientRequest, completion, answer.target, input.log, input.info.keyName);
     return { kind: 'json', completion, headers };
   }
@@ -145,7 +150,7 @@ class ChatStreamStage implements BatchStage<ChatChunk> {
   async finish(): Promise<void> {
     const { normalizer, recorder, info } = this;
     const mode = answerMode(normalizer.report, this.promptMode);
-    info.answered({ mode, usage: recorder.usage, report: normalizer.report, ...(info.journal ? { clientText: recorder.answer.content, calls: recorder.answer.calls.map(callOf) } : NO_CALLS) });
+    info.answered({ mode, usage: recorder.usage, report: normalizer.report, ...(info.journal ? { clientText: recorder.answer.content, calls: recorder.answer.calls.map(callOf), reasoning: recorder.answer.reasoning } : NO_CALLS) });
     this.telemetry.answer(this.served, normalizer.report, mode, recorder.usage, this.toolsDeclared, this.warnings);
     await recorder.finish();
   }
@@ -202,6 +207,11 @@ async function askAgainStream(request: ChatRequest, target: ResolvedModel, scope
   return call;
 }
 
+/** The client speaks the legacy function-calling protocol: `functions` and no `tools`. */
+function usesLegacyFunctions(request: RawChatRequest): boolean {
+  return Array.isArray(request.functions) && request.functions.length > 0 && !(Array.isArray(request.tools) && request.tools.length > 0);
+}
+
 /** The answer note without the text and calls only the inspector's journal reads (RequestInfo.journal off). */
 const NO_CALLS: Pick<AnswerNote, 'calls'> = { calls: [] };
 
@@ -212,13 +222,14 @@ function answerMode(report: NormalizeReport, promptMode: boolean): ResponseMode 
 }
 
 /** Choice 0's text before and after normalization, and its calls, for the request journal. */
-function answerText(upstream: ChatCompletion, normalized: ChatCompletion): Pick<AnswerNote, 'upstreamText' | 'clientText' | 'calls'> {
+function answerText(upstream: ChatCompletion, normalized: ChatCompletion): Pick<AnswerNote, 'upstreamText' | 'clientText' | 'calls' | 'reasoning'> {
   const before = upstream.choices[0]?.message;
   const after = normalized.choices[0]?.message;
   return {
     upstreamText: typeof before?.content === 'string' ? before.content : undefined,
     clientText: typeof after?.content === 'string' ? after.content : undefined,
     calls: (after?.tool_calls ?? []).map(callOf),
+    reasoning: typeof after?.reasoning_content === 'string' ? after.reasoning_content : undefined,
   };
 }
 

@@ -115,8 +115,9 @@ export class StreamAnswerRecorder {
   }
 
   /** Choice 0 as rebuilt so far (the request journal reads it at the end). */
-  get answer(): { content: string; calls: readonly ToolCall[] } {
-    return { content: this.content.text, calls: this.toolCalls() };
+  get answer(): { content: string; calls: readonly ToolCall[]; reasoning?: string } {
+    const reasoning = this.reasoningOverflow ? undefined : this.reasoning.text;
+    return { content: this.content.text, calls: this.toolCalls(), ...(reasoning ? { reasoning } : {}) };
   }
 
   async finish(): Promise<void> {

@@ -47,6 +47,8 @@ export interface AnswerNote {
   /** The text the client got, and the calls (choice 0). */
   clientText?: string;
   calls: ReadonlyArray<{ name: string; arguments: string }>;
+  /** The reasoning the client got with choice 0 (reasoning_content), when any. */
+  reasoning?: string;
 }
 
 /** One answer checked against the request's tool contract, and what came of it (docs/contract.md). */

@@ -6,6 +6,7 @@ import type { ResolvedModel } from '../routing/router.js';
 import type { WorkBudgets } from '../state/work-budgets.js';
 import type { NormalizeContext } from '../toolcalls/normalize.js';
 import type { NameResolverFunction } from '../toolcalls/names.js';
+import { textCallsFor } from '../toolcalls/normalize-policy.js';
 import { toPromptMode } from '../toolcalls/prompt-mode.js';
 import { toUpstreamId } from '../toolcalls/ids.js';
 import { rewriteToolCallIds, rewriteToolNames } from './tool-names.js';
@@ -29,7 +30,7 @@ export type UpstreamCall = ({ kind: 'json'; completion: ChatCompletion } | { kin
 
 // Not async, like callTarget: the usual call (one target, first attempt) goes through no layer that
 // only passes a promise on (each was a promise, a microtask and a frame per request).
-/** `budgets`: the request's tenant's (JSON repair and fuzzy names in the answer spend them). */
+/** `budgets`: the request's tenant's (JSON repair in the answer spends them). */
 export function callUpstream(request: ChatRequest, target: ResolvedModel, scope: CallScope, budgets: WorkBudgets): Promise<UpstreamCall> {
   try {
     // The declared tools are the same for every target in the chain: read them once.
@@ -53,16 +54,19 @@ function normalizeContextOf(
   codec: NormalizeContext['codec'],
   textParsing: boolean,
   reasoning: NonNullable<NormalizeContext['reasoning']>,
+  provider: string,
+  legacyFunctions: boolean,
 ): NormalizeContext {
-  const fuzzy = budgets.fuzzy;
   return {
     tools,
-    resolveName: (called: string) => resolver(called, fuzzy)?.name ?? null,
-    resolveNameDetailed: (called: string) => resolver(called, fuzzy),
+    resolveName: (called: string) => resolver(called)?.name ?? null,
+    resolveNameDetailed: resolver,
     repairBudget: budgets.repair,
     codec,
     textParsing,
     reasoning,
+    provider,
+    ...(legacyFunctions ? { legacyFunctions } : {}),
   };
 }
 
@@ -84,7 +88,20 @@ function callTarget(input: TargetInput, scope: CallScope): Promise<UpstreamCall>
   const names = [...tools.keys()];
   const codec = gateway.upstream.names.codec(names, capabilities.toolNameRule);
   const resolver = gateway.upstream.names.resolver(names);
-  const normalizeContext = normalizeContextOf(tools, resolver, budgets, codec, gateway.loaded.config.repair.textToolCalls, target.config?.reasoning ?? 'content');
+  const config = gateway.loaded.config;
+  const textCalls = (inPromptMode: boolean): boolean =>
+    textCallsFor({
+      enabled: config.repair.textToolCalls,
+      model: target.config?.textCalls,
+      provider: config.providers[provider.settings.name]?.textCalls,
+      providerType: provider.settings.type,
+      upstreamModel: target.upstreamModel,
+      promptMode: inPromptMode,
+      toolChoice: request.tool_choice,
+      hasTools: tools.size > 0,
+    });
+  const contextFor = (inPromptMode: boolean): NormalizeContext =>
+    normalizeContextOf(tools, resolver, budgets, codec, textCalls(inPromptMode), target.config?.reasoning ?? 'content', provider.settings.name, scope.legacyFunctions === true);
 
   // The request as this target wants it: names and ids it accepts, reasoning as it takes it.
   const prepare = (body: ChatRequest): ChatRequest => {
@@ -118,12 +135,12 @@ function callTarget(input: TargetInput, scope: CallScope): Promise<UpstreamCall>
         if (body.stream) {
           // Handed back once the upstream accepted it: from here on nothing is retried.
           const chunks = await provider.stream(body, context);
-          return { kind: 'stream', batches: settledOnEnd(batchesOf(chunks), permit, settle, scope), normalizeContext, promptMode: inPromptMode, target };
+          return { kind: 'stream', batches: settledOnEnd(batchesOf(chunks), permit, settle, scope), normalizeContext: contextFor(inPromptMode), promptMode: inPromptMode, target };
         }
         const completion = await provider.complete(body, context);
         settle('success');
         permit.report('success');
-        return { kind: 'json', completion, normalizeContext, promptMode: inPromptMode, target };
+        return { kind: 'json', completion, normalizeContext: contextFor(inPromptMode), promptMode: inPromptMode, target };
       },
     });
 

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { messagesRequestOf } from '../api/validated-body.js';
-import type { ErrorBody, GatewayError } from '../errors.js';
+import type { GatewayError } from '../errors.js';
 import type { Gateway } from '../gateway.js';
 import { sseEvent, writeSse } from '../http/sse.js';
 import { countTokens } from '../messages/count-tokens.js';
@@ -10,17 +10,11 @@ import { createMessage } from '../messages/service.js';
 import { clientAbortSignal, requestInfoOf, streamFailed, targetOf } from './request-context.js';
 
 // The Anthropic Messages API (Claude Code, the Anthropic SDKs) on every upstream: create (JSON or
-// SSE) and count_tokens. Errors on these routes, the gateway key's 401 included, are Anthropic-shaped.
-
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** Renders this route's error bodies (the app's error handler calls it); OpenAI's shape otherwise. */
-    errorBody?: (body: ErrorBody, status: number, requestId: string) => unknown;
-  }
-}
+// SSE) and count_tokens. Errors on these routes, the gateway key's 401 included, are Anthropic-shaped,
+// and the gateway key may come as x-api-key, as Anthropic's clients send it.
 
 export function registerMessages(app: FastifyInstance, gateway: Gateway): void {
-  app.post('/v1/messages', { config: { endpoint: 'messages', errorBody: anthropicErrorBody } }, async (request, reply) => {
+  app.post('/v1/messages', { config: { endpoint: 'messages', errorBody: anthropicErrorBody, apiKeyHeader: true } }, async (request, reply) => {
     const info = requestInfoOf(request, 'messages');
     const abort = clientAbortSignal(reply);
     const input = { requestId: request.id, headers: request.headers, signal: abort.signal, log: request.log, info, target: targetOf(request) };
@@ -37,7 +31,7 @@ export function registerMessages(app: FastifyInstance, gateway: Gateway): void {
     });
   });
 
-  app.post('/v1/messages/count_tokens', { config: { errorBody: anthropicErrorBody } }, async (request, reply) => {
+  app.post('/v1/messages/count_tokens', { config: { errorBody: anthropicErrorBody, apiKeyHeader: true } }, async (request, reply) => {
     return reply.send(countTokens(parseMessagesRequest(request.body, { countTokens: true }), gateway.repairOptions));
   });
 }

@@ -199,10 +199,12 @@ function convertValue(value: unknown, wanted: string[]): unknown {
   return NO_CONVERSION;
 }
 
+// Keys come from the model's arguments: only own properties are read, and a write defines the
+// property (a key named `__proto__` stays data, never a prototype).
 function readPath(root: unknown, path: string[]): unknown {
   let node = root;
   for (const key of path) {
-    if (typeof node !== 'object' || node === null) return undefined;
+    if (typeof node !== 'object' || node === null || !Object.hasOwn(node, key)) return undefined;
     node = (node as Record<string, unknown>)[key];
   }
   return node;
@@ -210,5 +212,5 @@ function readPath(root: unknown, path: string[]): unknown {
 
 function writePath(root: JsonRecord, path: string[], value: unknown): void {
   const parent = readPath(root, path.slice(0, -1));
-  if (typeof parent === 'object' && parent !== null) (parent as Record<string, unknown>)[path[path.length - 1]] = value;
+  if (typeof parent === 'object' && parent !== null) Object.defineProperty(parent, path[path.length - 1], { value, writable: true, enumerable: true, configurable: true });
 }

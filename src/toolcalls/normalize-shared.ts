@@ -1,4 +1,5 @@
 import type { ChatChunk } from '../api/chat-types.js';
+import { isRecord } from '../is-record.js';
 import { fixArguments } from './arguments.js';
 import type { NameCodec } from './name-encoding.js';
 import type { ReasoningMode } from './reasoning.js';
@@ -106,9 +107,24 @@ export function noteTextCallName(calledName: string | undefined, name: string, c
 export function checkNativeArguments(text: string, name: string, ctx: NormalizeContext, report: NormalizeReport): void {
   const tool = ctx.tools.get(name);
   if (!tool) return;
-  const checked = fixArguments(text, tool.function.parameters, ctx.repairBudget);
-  if (checked.errors.length > 0 || checked.wrapped || checked.repaired) report.invalidArguments++;
+  // Checked as sent: what is not a JSON object is invalid (no repair is tried, none would be applied).
+  const value = parsedObject(text);
+  if (value === undefined) {
+    report.invalidArguments++;
+    return;
+  }
+  const checked = fixArguments(value, tool.function.parameters, ctx.repairBudget);
+  if (checked.errors.length > 0 || checked.coerced) report.invalidArguments++;
   if (checked.unchecked.length > 0) noteUnchecked(report, checked.unchecked);
+}
+
+function parsedObject(text: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return isRecord(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -39,7 +39,7 @@ import {
   type AnswerFacts,
   type CapturedMessage,
 } from './genai.js';
-import type { AttemptStart, AttemptTrace, RequestFacts, RequestStart, RequestTrace } from './index.js';
+import type { AttemptStart, AttemptTrace, RequestFacts, RequestStart, RequestTrace } from './types.js';
 
 // The spans: one SERVER span per HTTP request, one CLIENT span per upstream attempt under it,
 // named and attributed after the GenAI semantic conventions (docs/tracing.md has the table).

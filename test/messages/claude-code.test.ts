@@ -42,7 +42,6 @@ function body(model: string, prompt: string): Anthropic.MessageCreateParamsNonSt
     tool_choice: { type: 'auto' },
     thinking: { type: 'enabled', budget_tokens: 10000 },
     metadata: { user_id: 'user_abc123_account_def_session_789' },
-    temperature: 1,
   };
 }
 
@@ -111,6 +110,11 @@ t.test('Claude Code request bodies', async (t) => {
     t.equal(back.messages[back.messages.length - 1].role, 'system', 'the reminder stays where it was sent');
   }
 
+  // The beta surface Claude Code uses: POST /v1/messages?beta=true with `betas` as anthropic-beta.
+  const beta = await client.beta.messages.create({ ...body('up/qwen3-coder', 'Take a screenshot.'), betas: ['interleaved-thinking-2025-05-14', 'context-management-2025-06-27'] });
+  t.equal(beta.stop_reason, 'tool_use', 'the beta endpoint answers the same');
+  t.match(oa.requests.length, Number, 'it reached the upstream');
+
   // Gemini: the long name encoded for its rule, the call forced with tool_choice {type: tool}.
   const events: Anthropic.RawMessageStreamEvent[] = [];
   const stream = await client.messages.create({ ...body('gem/gemini-2.5-flash', 'Weather in Paris'), tool_choice: { type: 'tool', name: LONG }, stream: true });
@@ -132,7 +136,7 @@ t.test('x-api-key, Bearer, and a missing key', async (t) => {
   t.equal((await post({ authorization: 'Bearer sk-gw-dev-0123456789' })).status, 200, 'Authorization: Bearer');
   const wrong = await post({ 'x-api-key': 'sk-wrong' });
   t.equal(wrong.status, 401);
-  const error = await wrong.json();
+  const error: any = await wrong.json();
   t.equal(error.type, 'error');
   t.equal(error.error.type, 'authentication_error');
   t.type(error.error.message, 'string');
@@ -140,5 +144,5 @@ t.test('x-api-key, Bearer, and a missing key', async (t) => {
   t.equal((await post({})).status, 401, 'no key');
   // Other routes keep OpenAI's shape.
   const chat = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { 'x-api-key': 'sk-wrong', 'content-type': 'application/json' }, body: '{}' });
-  t.type((await chat.json()).error.code, 'string', 'chat errors stay OpenAI-shaped');
+  t.type(((await chat.json()) as any).error.code, 'string', 'chat errors stay OpenAI-shaped');
 });

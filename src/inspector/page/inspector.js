@@ -201,6 +201,7 @@
     }
     for (const diff of r.diffs) out.push(...renderDiff(diff));
     if (r.textCallsDetail) out.push(...renderTextCalls(r.textCallsDetail));
+    if (r.reasoning) out.push(el('h3', {}, `Reasoning (${r.reasoning.length} chars)`), el('pre', { class: 'raw' }, r.reasoning.text || '(not kept)'));
     if (r.aliasing && r.aliasing.length) out.push(el('h3', {}, 'Name aliasing'), el('ul', {}, r.aliasing.map((a) => el('li', {}, `${a.from} → ${a.to} (${a.how})`))));
     if (r.attemptsDetail && r.attemptsDetail.length) out.push(...renderAttempts(r.attemptsDetail));
     if (r.contract && r.contract.length) out.push(...renderContract(r.contract));

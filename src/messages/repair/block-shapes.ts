@@ -20,21 +20,30 @@ export function shapeBlocks(system: string | unknown[] | undefined, messages: re
   return { history, findings };
 }
 
+/** The content with every block typed; the same array when every block already was. */
 function shapeContent(content: string | unknown[], index: number, param: string, findings: Finding[], enabled: boolean): string | Block[] {
   if (typeof content === 'string') return content;
-  return content.map((raw, at) => {
-    const block = typedBlock(raw);
-    if (block === undefined || (!enabled && block !== raw)) {
-      throw errors.invalidRequest(`${param}.${at}: Input should be a valid content block (an object with a 'type').`, `${param}[${at}]`, 'invalid_value');
-    }
-    if (block !== raw) findings.push(messagesFinding('block_type_inferred', index, `${param}[${at}] typed as '${block.type}'`));
-    if (block.type === 'tool_result' && !resultContentOk(block.content)) {
-      if (!enabled) throw errors.invalidRequest(`${param}.${at}.content: Input should be a valid string or list of blocks.`, `${param}[${at}].content`, 'invalid_value');
-      findings.push(messagesFinding('content_stringified', index, `${param}[${at}].content given as ${typeof block.content} turned into a string`));
-      return { ...block, content: typeof block.content === 'string' ? block.content : JSON.stringify(block.content) ?? '' };
-    }
-    return block;
+  let out: Block[] | undefined;
+  content.forEach((raw, at) => {
+    const block = shapeBlock(raw, index, `${param}[${at}]`, findings, enabled);
+    if (block !== raw) out ??= content.slice(0, at) as Block[];
+    out?.push(block);
   });
+  return out ?? (content as Block[]);
+}
+
+function shapeBlock(raw: unknown, index: number, param: string, findings: Finding[], enabled: boolean): Block {
+  const block = typedBlock(raw);
+  if (block === undefined || (!enabled && block !== raw)) {
+    throw errors.invalidRequest(`${param}: Input should be a valid content block (an object with a 'type').`, param, 'invalid_value');
+  }
+  if (block !== raw) findings.push(messagesFinding('block_type_inferred', index, `${param} typed as '${block.type}'`));
+  if (block.type === 'tool_result' && !resultContentOk(block.content)) {
+    if (!enabled) throw errors.invalidRequest(`${param}.content: Input should be a valid string or list of blocks.`, `${param}.content`, 'invalid_value');
+    findings.push(messagesFinding('content_stringified', index, `${param}.content given as ${typeof block.content} turned into a string`));
+    return { ...block, content: typeof block.content === 'string' ? block.content : JSON.stringify(block.content) ?? '' };
+  }
+  return block;
 }
 
 /** The block `raw` stands for (itself when already typed); undefined when it cannot be told. */

@@ -109,9 +109,14 @@ export function toCompletion(response: GenerateContentResponse, context: AnswerC
   let unexpectedCalls = 0;
   const choices = candidates.map((candidate, position): ChatChoice => {
     let text = '';
+    let reasoning = '';
     const toolCalls: ToolCall[] = [];
     for (const part of candidate.content?.parts ?? []) {
-      if (part.thought === true) continue;
+      // Thought summaries are reasoning, never answer content: chat's reasoning_content.
+      if (part.thought === true) {
+        if (typeof part.text === 'string') reasoning += part.text;
+        continue;
+      }
       if (typeof part.text === 'string') text += part.text;
       if (part.functionCall) {
         const toolCall = toToolCall(part.functionCall, context);
@@ -124,7 +129,7 @@ export function toCompletion(response: GenerateContentResponse, context: AnswerC
       if (!text && toolCalls.length === 0) failures.push(candidate);
       if (candidate.finishReason === 'UNEXPECTED_TOOL_CALL') unexpectedCalls += toolCalls.length;
     }
-    const message: AssistantMessage = { role: 'assistant', content: text || null, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) };
+    const message: AssistantMessage = { role: 'assistant', content: text || null, ...(reasoning ? { reasoning_content: reasoning } : {}), ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) };
     return { index: candidate.index ?? position, message, finish_reason: mapFinishReason(candidate.finishReason, toolCalls.length > 0), logprobs: null };
   });
   if (failures.length === candidates.length) throw toolFailureError(context.provider, failures[0]);
