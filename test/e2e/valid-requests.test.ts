@@ -68,7 +68,7 @@ t.test('real errors name the right param, not the "malformed request" safety net
     const res = await post({ model: 'open/mistral-small', ...body });
     const error = res.json.error as { param?: string; message?: string };
     t.equal(res.status, 400);
-    t.equal(error.param, param, error.message);
+    t.equal(error.param, param, error.message ?? "");
     t.notMatch(error.message ?? '', /malformed/);
   }
 });
