@@ -37,7 +37,7 @@ export async function serve(options: ServeOptions, env: NodeJS.ProcessEnv = proc
   // Gateway keys, the metrics key and a Redis password are scrubbed like provider keys.
   const logger = createLogger({ level: config.logging.level, secrets: loaded.secrets });
 
-  // --host counts as an explicit HOST: it may bind beyond loopback without gateway keys (with a warning).
+  // --host counts as HOST; beyond loopback without gateway keys only when anonymous access is allowed.
   const hostEnv = options.host ? { ...env, HOST: options.host } : env;
   const host = listenHost(config, hostEnv, (message, detail) => logger.warn(detail ?? {}, message));
   const port = portOf(options.port, env, config.server.port);

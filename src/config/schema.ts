@@ -62,6 +62,31 @@ export const pricingSchema = z
   })
   .strict();
 
+// The request's tool contract (tool_choice, parallel_tool_calls, declared tools, valid arguments;
+// docs/contract.md): what happens to an answer that breaks it. `models.<name>.contract` overrides field by field.
+const contractFields = {
+  enabled: z.boolean(),
+  /** reask: ask the same model again (then as `error`); error: a 502 at once; pass: hand it on with a warning. */
+  onViolation: z.enum(['reask', 'error', 'pass']),
+  /** Re-asks per answer (each is an upstream call of the request). */
+  maxReasks: z.number().int().min(0).max(5),
+  /** parallel_tool_calls: false answered with several calls: a violation, or (`trim`) keep only the first call. */
+  extraCalls: z.enum(['violation', 'trim']),
+  /** A re-ask starts only while the request so far, plus the last attempt's time again, fits in this. */
+  deadlineMs: z.number().int().positive(),
+};
+export const contractSchema = z
+  .object({
+    enabled: contractFields.enabled.default(true),
+    onViolation: contractFields.onViolation.default('reask'),
+    maxReasks: contractFields.maxReasks.default(1),
+    extraCalls: contractFields.extraCalls.default('violation'),
+    deadlineMs: contractFields.deadlineMs.default(120_000),
+  })
+  .strict();
+export const modelContractSchema = z.object(contractFields).partial().strict();
+export type ContractConfig = z.infer<typeof contractSchema>;
+
 export const modelSchema = z
   .object({
     provider: z.string().min(1),
@@ -74,6 +99,7 @@ export const modelSchema = z
     pricing: pricingSchema.optional(),
     fallbacks: z.array(z.string().min(1)).default([]),
     description: z.string().optional(),
+    contract: modelContractSchema.optional(),
   })
   .strict();
 
@@ -179,6 +205,8 @@ export const authSchema = z
     keys: z.array(gatewayKeySchema).default([]),
     /** When set, GET /metrics needs `Authorization: Bearer <metricsKey>`. */
     metricsKey: z.string().optional(),
+    /** Without keys, listen beyond loopback anyway (else startup refuses); also TOOLGATE_ALLOW_ANONYMOUS=true. */
+    allowAnonymous: z.boolean().default(false),
   })
   .strict()
   .superRefine((auth, ctx) => {
@@ -218,6 +246,8 @@ export const stateSchema = z
     commandTimeoutMs: z.number().int().positive().default(500),
     /** Rate limits and budgets when Redis is down: `open` serves anyway, `closed` answers 503. */
     limitsFailMode: z.enum(['open', 'closed']).default('open'),
+    /** /readyz answers 503 while Redis is unreachable; false: ready anyway (requests that need Redis still fail). */
+    requiredForReadiness: z.boolean().default(true),
   })
   .strict()
   .superRefine((state, ctx) => {
@@ -260,6 +290,7 @@ export const configSchema = z
     limits: limitsSchema.default(limitsSchema.parse({})),
     state: stateSchema.default(stateSchema.parse({})),
     inspector: inspectorSchema.default(inspectorSchema.parse({})),
+    contract: contractSchema.default(contractSchema.parse({})),
   })
   .strict()
   .superRefine((config, ctx) => {

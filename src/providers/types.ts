@@ -72,6 +72,8 @@ export interface ProviderAdapter {
   stream(request: ChatRequest, context: ProviderCallContext): Promise<AsyncIterable<ChatChunk>>;
   /** Present when the upstream speaks the OpenAI Responses API natively (passthrough after repair). */
   responses?: NativeResponses;
+  /** The upstream ids this provider is known to serve (GET /v1/models/<provider>/<id>); absent: not known. */
+  readonly models?: readonly string[];
   close?(): Promise<void>;
 }
 

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
-import type { Format } from 'ajv';
-import { fullFormats } from 'ajv-formats/dist/formats.js';
+import { Ajv, type Format } from 'ajv';
+import formatsModule from 'ajv-formats';
 import type { RE2JS } from 're2js';
 
 // Regexes from client tool schemas (`pattern`, `patternProperties`, `propertyNames.pattern`) run
@@ -92,12 +92,21 @@ type FormatEntry = FormatValidator | { validate: FormatValidator; [key: string]:
 /** ajv-formats' full formats, with every regex made linear or length-capped (see the header). */
 export function linearFormats(): Record<string, Format> {
   const out: Record<string, Format> = {};
-  for (const [name, entry] of Object.entries(fullFormats as Record<string, FormatEntry>)) {
+  for (const [name, entry] of Object.entries(ajvFullFormats())) {
     if (entry === true || typeof entry === 'function') out[name] = entry === true ? true : capped(entry);
     else if (entry instanceof RegExp) out[name] = regexFormat(entry);
     else out[name] = { ...entry, validate: entry.validate instanceof RegExp ? regexFormat(entry.validate) : capped(entry.validate) } as Format;
   }
   return out;
+}
+
+/** ajv-formats' "full" formats as its plugin adds them to an ajv instance (the package's public API). */
+function ajvFullFormats(): Record<string, FormatEntry> {
+  // CommonJS under NodeNext: the default import is the module object, the plugin its `default`.
+  const addFormats = formatsModule.default;
+  const probe = new Ajv({ validateSchema: false, meta: false });
+  addFormats(probe, { mode: 'full', keywords: false });
+  return probe.formats as Record<string, FormatEntry>;
 }
 
 /** Compiled at its first check (see the header). */

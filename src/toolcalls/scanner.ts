@@ -238,7 +238,7 @@ export class CallScanner {
       if (match.kind === 'incomplete') return 'incomplete';
       const block = blockOf(match, format.name);
       if (block) {
-        if (match.kind === 'calls') this.malformedCalls += match.malformed ?? 0;
+        if (match.kind === 'calls' || match.kind === 'segments') this.malformedCalls += match.malformed ?? 0;
         return block;
       }
       if (match.kind !== 'none') continue;

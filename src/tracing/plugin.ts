@@ -3,7 +3,8 @@ import { isRecord } from '../is-record.js';
 import { withBindings } from '../logging.js';
 import { taskKeyFor } from '../metrics/index.js';
 import { endpointOf, isPipelineRoute, peekRequestInfo, requestInfoOf } from '../routes/request-context.js';
-import { linkRequestTrace, type RequestFacts, type RequestTrace, type Tracing } from './index.js';
+import { linkRequestTrace } from './index.js';
+import type { RequestFacts, RequestTrace, Tracing } from './types.js';
 
 // The Fastify side of tracing, registered only when tracing is on: a SERVER span from onRequest
 // to the response's close, the request's log lines carrying its trace id, and the link that lets
@@ -59,6 +60,7 @@ function factsOf(request: FastifyRequest, reply: FastifyReply): RequestFacts {
     error: state.error,
     keyName: state.keyName,
     taskId: taskIdOf(request),
+    ...(info.contract.length > 0 ? { contractViolations: [...new Set(info.contract.flatMap((note) => note.violations.map((violation) => violation.kind)))], contractReasks: info.reasksSent } : {}),
   };
 }
 

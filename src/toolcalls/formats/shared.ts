@@ -1,5 +1,5 @@
-import { toArgumentsJson } from '../arguments.js';
-import { MAX_NESTING, exceedsDepth, isPlainObject } from '../text/json-scan.js';
+import { singleRequiredStringProperty, toArgumentsJson } from '../arguments.js';
+import { MAX_NESTING, exceedsDepth, isPlainObject, parseJsonStrict } from '../text/json-scan.js';
 import type { ParseContext, ParsedCall } from '../types.js';
 import type { ReasoningWrapper } from '../reasoning.js';
 import type { BlockMatch, ScanEnv, ToolCallFormat } from './types.js';
@@ -152,12 +152,28 @@ export function callsFromShapes(shapes: CallShape[], ctx: ParseContext, end: num
   let rejected = 0;
   for (const shape of shapes) {
     if (exceedsDepth(shape.args)) return { kind: 'none', ...(skipTo !== undefined ? { skipTo } : {}) };
-    const call = makeCall(shape.name, shape.args, ctx);
+    const call = makeCall(shape.name, freeTextArguments(shape, ctx), ctx);
     if (call) calls.push(call);
     else rejected++;
   }
   if (rejected > 0) return { kind: 'none', rejectedNames: rejected, ...(skipTo !== undefined ? { skipTo } : {}) };
   return { kind: 'calls', end, calls };
+}
+
+/**
+ * `"arguments": "hello"`: a string that is not JSON object text is the value of the tool's single
+ * required string parameter when it has one (as the `<TOOL>` format reads free text); otherwise it
+ * is left to the arguments repair (wrapped as `{"_raw": …}` and counted as invalid).
+ */
+function freeTextArguments(shape: CallShape, ctx: ParseContext): unknown {
+  if (typeof shape.args !== 'string') return shape.args;
+  const trimmed = shape.args.trim();
+  if (trimmed === '' || trimmed.startsWith('{') || trimmed.startsWith('[')) return shape.args;
+  const name = ctx.resolveName(shape.name.trim());
+  const parameter = name === null ? undefined : singleRequiredStringProperty(ctx.tools.get(name)?.function.parameters);
+  if (parameter === undefined) return shape.args;
+  const quoted = trimmed.startsWith('"') ? parseJsonStrict(trimmed) : undefined;
+  return { [parameter]: typeof quoted === 'string' ? quoted : shape.args };
 }
 
 /** Arguments must be an object (or its JSON text) for a call to count. */
