@@ -4,7 +4,9 @@ import { askJson, askStream, startAnswerRig, WEATHER } from './answer-rig.js';
 // Whole path, JSON and SSE (read by the openai SDK's stream helpers): toolgate changes an answer
 // only where it is sure, and says so (docs/answers.md).
 
-const rig = await startAnswerRig();
+// The contract (docs/contract.md) would re-ask for a call to an undeclared tool; here it passes the
+// answer on, so what the normalizer itself does is what the client sees.
+const rig = await startAnswerRig('contract:\n  onViolation: pass\n');
 t.teardown(() => rig.close());
 
 const ASK = { messages: [{ role: 'user', content: 'How would a weather call look?' }], tools: [WEATHER] };

@@ -49,6 +49,8 @@ t.test("what providers' own clients send: tools without type, tool_choice withou
     ['tool_calls: null on a user message', { tools: [WEATHER], messages: [{ role: 'user', content: 'hi', tool_calls: null }] }],
   ];
   for (const [label, extra] of cases) {
+    // A named tool_choice asks for that call (the contract checks it).
+    rig.answer = extra.tool_choice ? { toolCalls: [{ id: CALL_ID, name: 'get_weather', arguments: '{"city":"Paris"}' }] } : { content: 'ok' };
     const res = await post({ model: 'open/mistral-small', messages: [{ role: 'user', content: 'hi' }], ...extra });
     t.equal(res.status, 200, `${label}: ${JSON.stringify(res.json).slice(0, 200)}`);
     t.equal(res.headers.get('x-toolgate-repairs'), null, `${label}: no finding`);
