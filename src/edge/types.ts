@@ -21,8 +21,8 @@ export interface EdgeDialect<Answer, Event> {
   answer(completion: ChatCompletion): Answer;
   /** A fresh synthesizer for one stream. */
   events(): EventSynthesizer<Event>;
-  /** The events for a failure after the stream started (the stream ends after them). */
-  failure(error: GatewayError): Event[];
+  /** The events for a failure after the stream started (the stream ends after them); `message` has the configured secrets redacted. */
+  failure(error: GatewayError, message: string): Event[];
   /** One SSE frame for an event. */
   frame(event: Event): string;
 }

@@ -19,7 +19,7 @@ export async function createMessage(request: MessagesRequest, input: ChatCallInp
   const repaired = repairMessages(request, gateway.repairOptions);
   const repairs = noteDialectRepairs(repaired.findings, request.messages, repaired.history.messages, input, gateway);
   const provider = targetFor(request.model, input, gateway.router).provider.settings;
-  const chat = toChatRequest(request, repaired.history, { provider: provider.name, topK: provider.type !== 'openai' });
+  const chat = toChatRequest(request, repaired.history, { provider: provider.name, optionalParams: provider.type !== 'openai' });
   return runEdge(chat, messagesDialect(request), input, gateway, repairs);
 }
 
@@ -29,7 +29,7 @@ export function messagesDialect(request: MessagesRequest): EdgeDialect<MessageOb
     name: 'messages',
     answer: (completion) => messageFromCompletion(request, completion, id),
     events: () => new MessageEventSynthesizer(request, id),
-    failure: (error) => [anthropicErrorBody(error.toBody(), error.status)],
+    failure: (error, message) => [anthropicErrorBody({ error: { ...error.toBody().error, message } }, error.status)],
     frame: (event) => sseEvent(event.type, JSON.stringify(event)),
   };
 }
