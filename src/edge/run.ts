@@ -37,7 +37,7 @@ export async function runEdge<Answer, Event>(chat: RawChatRequest, dialect: Edge
   if (repairsHeader) headers['x-toolgate-repairs'] = repairsHeader;
   if (warnings) headers['x-toolgate-warnings'] = warnings;
   input.info.repairHeaders(repairsHeader, warnings);
-  if (result.kind === 'json') return { kind: 'json', answer: dialect.answer(result.completion), headers };
+  if (result.kind === 'json') return { kind: 'json', answer: await dialect.answer(result.completion), headers };
   return { kind: 'stream', frames: streamFrames(result.chunks, dialect, input, gateway.auth.redact), headers };
 }
 
@@ -59,11 +59,16 @@ async function* streamFrames<Answer, Event>(chunks: AsyncIterable<ChatChunk>, di
     logFailure(input.log, error, input.signal, `${dialect.name} stream ended with an error`);
     frames = '';
     // Upstreams may quote the key they got, as in the app's error handler.
-    for (const event of dialect.failure(mapped, redact(mapped.message))) frames += dialect.frame(event);
+    for (const event of synth.fail(mapped, redact(mapped.message))) frames += dialect.frame(event);
     yield frames;
     return;
   }
   frames = '';
   for (const event of synth.end()) frames += dialect.frame(event);
+  if (synth.settle) {
+    yield frames;
+    frames = '';
+    for (const event of await synth.settle()) frames += dialect.frame(event);
+  }
   yield frames;
 }

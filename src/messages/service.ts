@@ -3,7 +3,6 @@ import { sseEvent } from '../http/sse.js';
 import { targetFor, type ChatCallInput } from '../pipeline/request-info.js';
 import { noteDialectRepairs, runEdge } from '../edge/run.js';
 import type { EdgeDialect, EdgeResult } from '../edge/types.js';
-import { anthropicErrorBody } from './errors.js';
 import { MessageEventSynthesizer, type MessageEvent } from './events.js';
 import { messageFromCompletion, newMessageId } from './from-chat.js';
 import { repairMessages } from './repair/index.js';
@@ -29,7 +28,6 @@ export function messagesDialect(request: MessagesRequest): EdgeDialect<MessageOb
     name: 'messages',
     answer: (completion) => messageFromCompletion(request, completion, id),
     events: () => new MessageEventSynthesizer(request, id),
-    failure: (error, message) => [anthropicErrorBody({ error: { ...error.toBody().error, message } }, error.status)],
     frame: (event) => sseEvent(event.type, JSON.stringify(event)),
   };
 }
