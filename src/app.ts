@@ -18,6 +18,7 @@ import { createMetrics, createPriceLookup, type PriceTable } from './metrics/ind
 import { NameCaches } from './pipeline/name-caches.js';
 import { workBudgetsFor } from './state/work-budgets.js';
 import { ToolSupportMemory } from './pipeline/tool-support.js';
+import { ContractCapabilities } from './contract/capabilities.js';
 import { ReasoningSupportMemory } from './pipeline/reasoning-support.js';
 import { createProviders } from './providers/registry.js';
 import { Resilience } from './resilience/index.js';
@@ -82,6 +83,7 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions): Pro
       names: new NameCaches(config.toolAliases),
       toolSupport: new ToolSupportMemory(config.promptModeDowngrade, metrics.registry),
       reasoningSupport: new ReasoningSupportMemory(),
+      contractCapabilities: new ContractCapabilities(config.promptModeDowngrade),
     },
     forwardHeaderNames: new Set(config.server.forwardHeaders.map((name) => name.toLowerCase())),
     auth: createAuth(loaded, state.counters, metrics, options.logger as FastifyBaseLogger),

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { NameCaches } from './pipeline/name-caches.js';
 import type { ToolSupportMemory } from './pipeline/tool-support.js';
 import type { ReasoningSupportMemory } from './pipeline/reasoning-support.js';
+import type { ContractCapabilities } from './contract/capabilities.js';
 import type { GatewayAuth } from './auth/index.js';
 import type { LoadedConfig } from './config/load.js';
 import type { CallLedger } from './ledger/types.js';
@@ -18,6 +19,8 @@ export interface UpstreamCaches {
   toolSupport: ToolSupportMemory;
   /** Models that need reasoning back, or refuse it, as their upstreams said (reasoning-support.ts). */
   reasoningSupport: ReasoningSupportMemory;
+  /** Contract fields (tool_choice values, parallel_tool_calls) models rejected, as their upstreams said (contract/capabilities.ts). */
+  contractCapabilities: ContractCapabilities;
 }
 
 /** Everything a request needs, built once at startup and shared read-only by the pipeline. */

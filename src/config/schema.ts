@@ -44,6 +44,8 @@ export const providerSchema = z
     headers: z.record(z.string(), z.string()).default({}),
     retry: retrySchema.default(retrySchema.parse({})),
     circuitBreaker: circuitBreakerSchema.default(circuitBreakerSchema.parse({})),
+    /** Search answers' text for tool calls (docs/text-calls.md#where-text-is-searched): auto decides by provider type and model. */
+    textCalls: z.enum(['auto', 'on', 'off']).default('auto'),
   })
   .strict()
   .superRefine((provider, ctx) => {
@@ -92,6 +94,8 @@ export const modelSchema = z
     toolCalling: z.enum(['native', 'prompt']).default('native'),
     /** Reasoning the model writes in its text (<think>…): left in content, split out to reasoning_content, or dropped. */
     reasoning: z.enum(['content', 'split', 'drop']).default('content'),
+    /** Search this model's answers for tool calls written as text; `auto`: the provider's setting. */
+    textCalls: z.enum(['auto', 'on', 'off']).default('auto'),
     pricing: pricingSchema.optional(),
     fallbacks: z.array(z.string().min(1)).default([]),
     description: z.string().optional(),

@@ -10,8 +10,8 @@ interface HeldCall {
   id: string;
   name: string;
   arguments: string;
-  /** Provider data on the call (Gemini's thought signature in `extra_content.google`): it goes back with the call. */
-  extra_content?: unknown;
+  /** Other fields the deltas carried (Gemini's `extra_content` thought signature and the like), latest wins. */
+  extra?: Record<string, unknown>;
 }
 
 interface HeldChoice {
@@ -20,6 +20,9 @@ interface HeldChoice {
   /** The content seen (for the re-ask's copy of the answer). */
   content: string;
 }
+
+/** The keys of a tool-call delta the hold assembles itself; any other is carried along. */
+const DELTA_KEYS = new Set(['index', 'id', 'type', 'function']);
 
 export class StreamHold {
   private readonly choices = new Map<number, HeldChoice>();
@@ -66,7 +69,7 @@ export class StreamHold {
         if (part.id) call.id = part.id;
         if (part.function?.name) call.name += part.function.name;
         if (part.function?.arguments) call.arguments += part.function.arguments;
-        if (part.extra_content !== undefined) call.extra_content = part.extra_content;
+        for (const key in part) if (!DELTA_KEYS.has(key) && key !== '__proto__') (call.extra ??= {})[key] = part[key];
       }
       const { tool_calls: _calls, ...delta } = choice.delta;
       // What is left of the delta still goes on (content beside the calls, a role).
@@ -85,9 +88,7 @@ export class StreamHold {
     const out = new Map<number, AssistantMessage>();
     for (const [index, held] of this.choices) {
       const calls: ToolCall[] = [];
-      for (const call of held.calls) {
-        if (call) calls.push({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments }, ...(call.extra_content !== undefined ? { extra_content: call.extra_content } : {}) });
-      }
+      for (const call of held.calls) if (call) calls.push({ ...call.extra, id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } });
       out.set(index, { role: 'assistant', content: held.content === '' ? null : held.content, ...(calls.length > 0 ? { tool_calls: calls } : {}) });
     }
     return out;
@@ -111,8 +112,8 @@ export class StreamHold {
     for (const [index, held] of this.choices) {
       const calls = judged.get(index)?.tool_calls ?? [];
       calls.forEach((call, position) => {
-        const extra = call.extra_content !== undefined ? { extra_content: call.extra_content } : {};
-        out.push({ ...base, choices: [{ index, delta: { tool_calls: [{ index: position, id: call.id, type: 'function', function: { name: call.function.name, arguments: call.function.arguments }, ...extra }] }, finish_reason: null }] });
+        const { function: fn, ...fields } = call;
+        out.push({ ...base, choices: [{ index, delta: { tool_calls: [{ ...fields, index: position, type: 'function', function: { name: fn.name, arguments: fn.arguments } }] }, finish_reason: null }] });
       });
       const finish: FinishReason = calls.length > 0 ? 'tool_calls' : held.finish === 'tool_calls' || held.finish === null ? 'stop' : held.finish;
       out.push({ ...base, choices: [{ index, delta: {}, finish_reason: finish }], ...(warnings ? { toolgate_warnings: warnings } : {}) });

@@ -69,6 +69,8 @@ export interface InspectorRecord extends RecordSummary {
   aliasing: Array<{ from: string; to: string; how: string }>;
   normalizer?: { toolCalls: number; unknownNames: number; invalidArguments: number; repairedArguments: number; malformedCalls: number };
   attemptsDetail: RequestInfo['attempts'];
+  /** Answers checked against the request's tool contract that broke it, and what came of each (re-asks, trims). */
+  contract?: RequestInfo['contract'];
   warnings: string[];
   /** Parts were left out to fit inspector.maxRecordBytes. */
   truncated?: boolean;
@@ -140,6 +142,7 @@ export function buildRecord(info: RequestInfo, end: RequestEnd, options: ViewOpt
       : undefined,
     attempts: info.attempts.length,
     attemptsDetail: info.attempts,
+    ...(info.contract.length > 0 ? { contract: info.contract } : {}),
     warnings,
   };
 }

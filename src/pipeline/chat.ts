@@ -55,7 +55,8 @@ export async function runChat(clientRequest: RawChatRequest, input: ChatCallInpu
   const telemetry = new RequestTelemetry(gateway, input.info, clientRequest, taskHeaderOf(input.headers));
   const toolsDeclared = (repaired.request.tools?.length ?? 0) > 0;
 
-  const scope: CallScope = { gateway, context, telemetry, info: input.info, restoreReasoning: repaired.restoreReasoning };
+  // Legacy in, legacy out: a client that sent `functions` gets `function_call` answers (re-asks too).
+  const scope: CallScope = { gateway, context, telemetry, info: input.info, restoreReasoning: repaired.restoreReasoning, legacyFunctions: usesLegacyFunctions(clientRequest) };
   const started = performance.now();
   const call = await callUpstream(repaired.request, target, scope, budgets);
   // A fallback may have answered (callUpstream notes it in the access log): metrics, cost and the
@@ -93,8 +94,9 @@ export async function runChat(clientRequest: RawChatRequest, input: ChatCallInpu
   if (contract) {
     // Calls are held until each answer is judged; re-asks continue the same client stream.
     const reports = new LastAttemptReport();
-    const contracted = new ContractedStream(contract, call, started, reports, (request) => askAgainStream(request, contract.reaskTarget, scope, budgets));
-    const stage = new ChatStreamStage(reports, recorder, telemetry, served, input.info, keeper, call.promptMode, toolsDeclared);
+    const keeperFor = keeper ? (): UpstreamTextKeeper => new UpstreamTextKeeper(input.info) : undefined;
+    const contracted = new ContractedStream(contract, call, started, reports, (request) => askAgainStream(request, contract.reaskTarget, scope, budgets), keeperFor);
+    const stage = new ChatStreamStage(reports, recorder, telemetry, served, input.info, undefined, call.promptMode, toolsDeclared);
     return new StreamResult(staged<ChatChunk>(contracted, stage), headers);
   }
   const stage = new ChatStreamStage(createStreamNormalizer(call.normalizeContext), recorder, telemetry, served, input.info, keeper, call.promptMode, toolsDeclared);
@@ -203,6 +205,11 @@ async function askAgainStream(request: ChatRequest, target: ResolvedModel, scope
   const call = await callUpstream(request, target, scope, budgets);
   if (call.kind !== 'stream') throw errors.internal('a re-ask for a stream came back as JSON');
   return call;
+}
+
+/** The client speaks the legacy function-calling protocol: `functions` and no `tools`. */
+function usesLegacyFunctions(request: RawChatRequest): boolean {
+  return Array.isArray(request.functions) && request.functions.length > 0 && !(Array.isArray(request.tools) && request.tools.length > 0);
 }
 
 /** The answer note without the text and calls only the inspector's journal reads (RequestInfo.journal off). */

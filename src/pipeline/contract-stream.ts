@@ -6,6 +6,7 @@ import { createReport, type NormalizeReport, type StreamNormalizer } from '../to
 import { createStreamNormalizer } from '../toolcalls/normalize-stream.js';
 import { staged, type BatchStage } from './batch-stage.js';
 import type { ContractRun } from './contract-run.js';
+import type { UpstreamTextKeeper } from './request-info.js';
 import type { UpstreamCall } from './upstream-step.js';
 
 // The contract on a stream (docs/contract.md): each attempt's chunks are normalized, then go
@@ -51,6 +52,8 @@ export class ContractedStream implements AsyncIterableIterator<ChatChunk[]> {
     firstStarted: number,
     private readonly reports: LastAttemptReport,
     private readonly askAgain: (request: ChatRequest) => Promise<StreamCall>,
+    /** With the inspector on: a keeper of each attempt's own upstream text (the last attempt's is the one kept). */
+    private readonly keeperFor?: () => UpstreamTextKeeper,
   ) {
     this.begin(first);
     this.started = firstStarted;
@@ -127,7 +130,7 @@ export class ContractedStream implements AsyncIterableIterator<ChatChunk[]> {
     const normalizer = createStreamNormalizer(call.normalizeContext);
     this.reports.current = normalizer;
     this.hold = new StreamHold();
-    this.source = staged<ChatChunk>(call.batches, new NormalizeStage(normalizer))[Symbol.asyncIterator]();
+    this.source = staged<ChatChunk>(call.batches, new NormalizeStage(normalizer, this.keeperFor?.()))[Symbol.asyncIterator]();
   }
 
   /** A re-ask's chunks carry the first answer's id: one stream, one completion id. */
@@ -141,13 +144,19 @@ export class ContractedStream implements AsyncIterableIterator<ChatChunk[]> {
 
 /** One attempt's normalization (the recording stage after the contract reads the result). */
 class NormalizeStage implements BatchStage<ChatChunk> {
-  constructor(private readonly normalizer: StreamNormalizer) {}
+  constructor(
+    private readonly normalizer: StreamNormalizer,
+    private readonly keeper: UpstreamTextKeeper | undefined,
+  ) {}
 
   batch(batch: ChatChunk[]): ChatChunk[] {
+    this.keeper?.observe(batch);
     return this.normalizer.pushAll(batch);
   }
 
-  closed(): void {}
+  closed(): void {
+    this.keeper?.finish();
+  }
 
   tail(): ChatChunk[] {
     const tail: ChatChunk[] = [];

@@ -185,6 +185,13 @@ export class RequestInfo {
     this.attempts.push(note);
   }
 
+  /** Re-asks sent after tool-contract violations so far. */
+  get reasksSent(): number {
+    let sent = 0;
+    for (const note of this.contract) if (note.outcome === 'reask') sent++;
+    return sent;
+  }
+
   /** An answer was checked against the tool contract and broke it (or was trimmed, or complied after a re-ask). */
   contractChecked(note: ContractNote): void {
     this.contract.push(note);

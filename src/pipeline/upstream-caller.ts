@@ -28,6 +28,8 @@ export interface CallScope {
   info: RequestInfo;
   /** Puts back reasoning the client dropped, for a target that needs it (repair-step.ts); absent when the ledger had none. */
   restoreReasoning?: ReasoningRestorer;
+  /** The client sent legacy `functions`: answers go back as `function_call`. */
+  legacyFunctions?: boolean;
 }
 
 /** Records one attempt's outcome (llm_calls, upstream seconds). */

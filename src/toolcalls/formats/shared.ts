@@ -128,15 +128,22 @@ function shapesOf(value: unknown, strict: boolean): CallShape[] | undefined {
     const extra = Object.keys(value).some((key) => key !== 'function' && key !== 'type' && key !== 'id' && key !== 'index');
     if (strict && extra) return undefined;
     // A tool definition ({function: {name, description, parameters: <schema>}}) is not a call.
-    if (!('arguments' in value.function) && 'description' in value.function) return undefined;
+    if (!('arguments' in value.function) && ('description' in value.function || isObjectSchema(value.function.parameters))) return undefined;
     const args = value.function.arguments ?? value.function.parameters;
     return isArgumentsLike(args) ? [{ name: value.function.name, args }] : undefined;
   }
   if (typeof value.name !== 'string') return undefined;
   const hasArgs = 'arguments' in value || 'parameters' in value;
   if (strict && (!hasArgs || Object.keys(value).some((key) => !BARE_CALL_KEYS.has(key)))) return undefined;
+  // {name, parameters: <an object schema>} (with or without a description) is a definition too.
+  if (!('arguments' in value) && isObjectSchema(value.parameters)) return undefined;
   const args = value.arguments ?? value.parameters;
   return isArgumentsLike(args) ? [{ name: value.name, args }] : undefined;
+}
+
+/** A JSON Schema of an object (`type: "object"` with `properties`): what a tool definition's `parameters` holds, never a call's values. */
+function isObjectSchema(value: unknown): boolean {
+  return isPlainObject(value) && value.type === 'object' && isPlainObject(value.properties);
 }
 
 /** Turns shapes into calls; a block with any undeclared name stays content as a whole. */
