@@ -2,6 +2,7 @@ import type { ChatCompletion, ChatRequest } from '../api/chat-types.js';
 import { judgeCompletion } from '../contract/index.js';
 import type { ResolvedModel } from '../routing/router.js';
 import type { NormalizeReport } from '../toolcalls/normalize.js';
+import { isCutOff } from '../toolcalls/normalize-decisions.js';
 import type { ContractRun } from './contract-run.js';
 
 // The contract for a JSON answer: judge it; while it breaks the contract and the policy allows,
@@ -28,6 +29,9 @@ export async function keepJsonContract(
 ): Promise<{ answer: JsonAnswer; warnings?: string }> {
   let answer = first;
   for (;;) {
+    // A cut-off answer (finish_reason length or content_filter) says so itself: its arguments are
+    // never completed or judged as if they were whole (docs/answers.md).
+    if (answer.completion.choices.some((choice) => isCutOff(choice.finish_reason))) return { answer };
     const judged = judgeCompletion(run.terms, answer.upstream, answer.completion, run.budget, run.trimExtra);
     answer = judged.completion === answer.completion ? answer : { ...answer, completion: judged.completion };
     if (judged.violations.length === 0) {

@@ -4,7 +4,9 @@ import { askJson, askStream, startAnswerRig, WEATHER } from './answer-rig.js';
 // Whole path, JSON and SSE (read by the openai SDK's stream helpers): toolgate changes an answer
 // only where it is sure, and says so (docs/answers.md).
 
-const rig = await startAnswerRig();
+// The contract (docs/contract.md) would re-ask for a call to an undeclared tool; here it passes the
+// answer on, so what the normalizer itself does is what the client sees.
+const rig = await startAnswerRig('contract:\n  onViolation: pass\n');
 t.teardown(() => rig.close());
 
 const ASK = { messages: [{ role: 'user', content: 'How would a weather call look?' }], tools: [WEATHER] };
@@ -90,4 +92,20 @@ t.test('a stream with no role and a call numbered 1 reads cleanly in the SDK', a
   rig.answer = { content: 'Looking.', toolCalls: [{ id: 'toolu_01A09q90qw90lq917835lq9', name: 'get_weather', arguments: '{"city":"Paris"}', index: 1 }], noRole: true };
   const sse = await askStream(rig, { ...ASK, model: 'open/claude-sonnet-4' });
   t.same([sse.completion.choices[0].message.role, sse.calls, sse.finish], ['assistant', [{ name: 'get_weather', arguments: '{"city":"Paris"}' }], 'tool_calls']);
+});
+
+t.test('legacy functions in, legacy function_call out: JSON and SDK stream', async (t) => {
+  const legacy = { model: 'native/gpt-4o', messages: ASK.messages, functions: [WEATHER.function] };
+  rig.answer = { toolCalls: [{ name: 'get_weather', arguments: '{"city":"Paris"}' }] };
+  const json = await askJson(rig, legacy);
+  t.same([json.functionCall, json.calls, json.finish], [{ name: 'get_weather', arguments: '{"city":"Paris"}' }, [], 'function_call']);
+  const sse = await askStream(rig, legacy);
+  t.same([sse.functionCall, sse.calls, sse.finish], [{ name: 'get_weather', arguments: '{"city":"Paris"}' }, [], 'function_call']);
+  // A text call of an open model comes back in the legacy shape too; an answer without a call is plain.
+  rig.answer = { content: '<tool_call>{"name": "get_weather", "arguments": {"city": "Oslo"}}</tool_call>' };
+  const text = await askJson(rig, { ...legacy, model: 'open/Qwen/Qwen2.5-72B-Instruct' });
+  t.same([text.functionCall, text.finish], [{ name: 'get_weather', arguments: '{"city":"Oslo"}' }, 'function_call']);
+  rig.answer = { content: 'Sunny.' };
+  const plain = await askJson(rig, legacy);
+  t.same([plain.content, plain.functionCall, plain.finish], ['Sunny.', undefined, 'stop']);
 });

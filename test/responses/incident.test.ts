@@ -45,7 +45,7 @@ t.test('the incident', async (t) => {
           t.equal(run.requests, 4, 'then the answer');
           t.same(run.reads, [1, 251, 501], 'each chunk read once');
           t.match(run.answer, /^Summary: all 600 lines read in 3 chunks/);
-          t.match(run.headers[1], /item_type_inferred=2/, 'the untyped prompt and output typed');
+          t.match(run.headers[1], /item_type_inferred=1/, 'the untyped output typed (the {role, content} prompt is valid as it is)');
           t.match(run.headers[2], /history_restored=2/, 'round 3 gets call 1 and its output back');
           t.match(run.headers[3], /history_restored=4/, 'the answer round sees all three chunks');
         });
@@ -82,8 +82,10 @@ t.test('strict mode: a request that needs restoring is a 400, not a silent chang
   const client = new OpenAI({ baseURL: gw.baseURL, apiKey: 'sk-test', maxRetries: 0 });
   const model = 'up/Qwen/Qwen3-Coder-30B-A3B-Instruct';
   const prompt = { type: 'message' as const, role: 'user' as const, content: PROMPT };
-  const untyped = await client.responses.create({ model, input: [{ role: 'user', content: PROMPT }] as any, tools: [READ_FILE_TOOL] }).catch((e: unknown) => e);
-  t.match(untyped, { status: 400, code: 'invalid_tool_history' }, 'an untyped item is refused');
+  const easy = await client.responses.create({ model, input: [{ role: 'user', content: PROMPT }], tools: [READ_FILE_TOOL] });
+  t.equal(easy.status, 'completed', "a {role, content} item (OpenAI's easy input message) is valid as it is");
+  const untyped = await client.responses.create({ model, input: [prompt, { call_id: 'call_x', output: 'x' }] as any, tools: [READ_FILE_TOOL] }).catch((e: unknown) => e);
+  t.match(untyped, { status: 400, code: 'invalid_tool_history' }, 'an untyped tool output is refused');
   let latest: any[] = [];
   const calls: any[] = [];
   for (let round = 0; round < 2; round++) {
