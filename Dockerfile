@@ -2,6 +2,9 @@
 # toolgate container image.
 #   docker build -t toolgate .
 #   docker run --rm -p 8080:8080 -e OPENAI_API_KEY toolgate
+# It listens on 0.0.0.0 (HOST): without gateway keys (auth.keys in the config) it refuses to start,
+# unless anonymous access is allowed explicitly: -e TOOLGATE_ALLOW_ANONYMOUS=true (anyone who
+# reaches the port then spends your provider keys; publish it on 127.0.0.1 only: -p 127.0.0.1:8080:8080).
 # Config: /app/config/gateway.yaml (the shipped config/ is copied in). Replace it by mounting a
 # directory over /app/config, or point TOOLGATE_CONFIG at another mounted file.
 

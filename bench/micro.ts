@@ -4,7 +4,7 @@ import { EMPTY_SNAPSHOT } from '../src/ledger/types.js';
 import { RepairBudget } from '../src/repair/bounded-json.js';
 import { DEFAULT_REPAIR_OPTIONS, declaredToolsOf, repairRequest } from '../src/repair/index.js';
 import type { RepairContext } from '../src/repair/types.js';
-import { createNameResolver, FuzzyBudget } from '../src/toolcalls/names.js';
+import { createNameResolver } from '../src/toolcalls/names.js';
 import { parseToolCallsFromText } from '../src/toolcalls/parse.js';
 import { ToolCallStreamExtractor } from '../src/toolcalls/stream-extractor.js';
 import type { ParseContext } from '../src/toolcalls/types.js';
@@ -224,8 +224,7 @@ export interface ParserBench {
 export function parseContext(): ParseContext {
   const tools = declaredToolsOf({ model: 'bench', messages: [], tools: BENCH_TOOLS });
   const resolver = createNameResolver([...tools.keys()]);
-  const fuzzy = new FuzzyBudget();
-  return { tools, resolveName: (name) => resolver(name, fuzzy)?.name ?? null, repairBudget: new RepairBudget() };
+  return { tools, resolveName: (name) => resolver(name)?.name ?? null, repairBudget: new RepairBudget() };
 }
 
 function streamParse(text: string, deltaChars: number, ctx: ParseContext): number {

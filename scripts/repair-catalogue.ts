@@ -13,7 +13,7 @@ const call = (id: string, args = '{"city":"Rome"}') => ({ id, type: 'function' a
 const user = (content: string) => ({ role: 'user' as const, content });
 const result = (id: string, content = '{"temp_c":21}') => ({ role: 'tool' as const, tool_call_id: id, content });
 
-export const EXAMPLES: Record<string, { messages: any[]; extra?: Record<string, unknown>; ledger?: boolean; options?: Partial<typeof DEFAULT_REPAIR_OPTIONS> }> = {
+export const EXAMPLES: Record<string, { messages: any[]; extra?: Record<string, unknown>; ledger?: boolean; restoreReasoning?: boolean; options?: Partial<typeof DEFAULT_REPAIR_OPTIONS> }> = {
   tool_definition_converted: { messages: [user('hi')], extra: { tools: [{ type: 'ai_function', name: 'get_weather', description: 'Weather', input_model: { type: 'object', properties: { city: { type: 'string' } } } }] } },
   tool_choice_converted: { messages: [user('hi')], extra: { tools: [tool], function_call: { name: 'get_weather' } } },
   empty_tools_removed: { messages: [user('hi')], extra: { tools: [], tool_choice: 'auto' } },
@@ -25,6 +25,7 @@ export const EXAMPLES: Record<string, { messages: any[]; extra?: Record<string, 
   tool_call_shape: { messages: [user('hi'), { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', function: { name: 'get_weather', arguments: '{}' } }] }, result('call_1')] },
   restored_tool_calls: { messages: [user('Weather in Rome?'), { role: 'assistant', content: '' }, { role: 'tool', content: '{"temp_c":21}' }], ledger: true },
   restored_assistant_message: { messages: [user('Weather in Rome?'), result('call_ledger1')], ledger: true },
+  reasoning_restored: { messages: [user('Weather in Rome?'), { role: 'assistant', content: null, tool_calls: [call('call_ledger1')] }, result('call_ledger1')], ledger: true, restoreReasoning: true },
   ledger_mismatch: { messages: [user('Weather in Rome?'), { role: 'assistant', content: 'Different text' }, { role: 'tool', tool_call_id: 'call_other', content: 'x' }], ledger: true },
   duplicate_call_id: { messages: [user('a'), { role: 'assistant', content: null, tool_calls: [call('call_0')] }, result('call_0'), user('b'), { role: 'assistant', content: null, tool_calls: [call('call_0', '{"city":"Oslo"}')] }, result('call_0', '{"temp_c":3}')] },
   missing_call_id: { messages: [user('hi'), { role: 'assistant', content: null, tool_calls: [{ type: 'function', function: { name: 'get_weather', arguments: '{}' } }] }, result('call_9')] },
@@ -45,7 +46,7 @@ export const EXAMPLES: Record<string, { messages: any[]; extra?: Record<string, 
 function ledgerFor(messages: any[]): { byCallId: Map<string, LedgerEntry>; byPrefix: Map<string, LedgerEntry> } {
   const prefix = [messages[0]];
   const entry: LedgerEntry = {
-    message: { role: 'assistant', content: null, tool_calls: [call('call_ledger1')] },
+    message: { role: 'assistant', content: null, reasoning_content: 'The user wants the weather in Rome: call get_weather.', tool_calls: [call('call_ledger1')] },
     prefixFingerprint: allPrefixFingerprints(prefix as any)[1],
     provider: 'openai',
     model: 'gpt-4o-mini',
@@ -66,7 +67,7 @@ export function runExample(kind: string) {
   const options = { ...DEFAULT_REPAIR_OPTIONS, ...(example.options ?? {}) };
   const ledger = example.ledger ? ledgerFor(example.messages) : { byCallId: new Map(), byPrefix: new Map() };
   const before = structuredClone(request);
-  const repaired = repairRequest(request, { declaredTools, ledger, options, repairBudget: new RepairBudget() });
+  const repaired = repairRequest(request, { declaredTools, ledger, options, repairBudget: new RepairBudget(), restoreReasoning: example.restoreReasoning === true });
   return { before, after: repaired.request, findings: repaired.findings, inputUntouched: JSON.stringify(before) === JSON.stringify(request) };
 }
 

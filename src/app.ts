@@ -18,6 +18,8 @@ import { createMetrics, createPriceLookup, type PriceTable } from './metrics/ind
 import { NameCaches } from './pipeline/name-caches.js';
 import { workBudgetsFor } from './state/work-budgets.js';
 import { ToolSupportMemory } from './pipeline/tool-support.js';
+import { ContractCapabilities } from './contract/capabilities.js';
+import { ReasoningSupportMemory } from './pipeline/reasoning-support.js';
 import { createProviders } from './providers/registry.js';
 import { Resilience } from './resilience/index.js';
 import { ModelRouter } from './routing/router.js';
@@ -27,12 +29,13 @@ import { registerLint } from './routes/lint.js';
 import { registerMetrics } from './routes/metrics.js';
 import { registerModels } from './routes/models.js';
 import { registerResponses } from './routes/responses.js';
+import { registerMessages } from './routes/messages.js';
 import type { ResponseStore } from './responses/store.js';
 import { endpointOf, isPipelineRoute, keepJournal, peekRequestInfo } from './routes/request-context.js';
 import { Inspector } from './inspector/index.js';
 import { registerInspectorApi } from './routes/inspector.js';
 import { registerInspectorPage } from './routes/inspector-page.js';
-import { createState } from './state/index.js';
+import { createState, stateReadiness } from './state/index.js';
 import { startTracing } from './tracing/index.js';
 import { registerTracing } from './tracing/plugin.js';
 
@@ -79,6 +82,8 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions): Pro
     upstream: {
       names: new NameCaches(config.toolAliases),
       toolSupport: new ToolSupportMemory(config.promptModeDowngrade, metrics.registry),
+      reasoningSupport: new ReasoningSupportMemory(metrics.registry),
+      contractCapabilities: new ContractCapabilities(config.promptModeDowngrade),
     },
     forwardHeaderNames: new Set(config.server.forwardHeaders.map((name) => name.toLowerCase())),
     auth: createAuth(loaded, state.counters, metrics, options.logger as FastifyBaseLogger),
@@ -188,7 +193,9 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions): Pro
     if (mapped.status >= 500 && mapped.code === 'internal_error') request.log.error({ err: error }, 'unhandled error');
     const body = mapped.toBody();
     body.error.message = gateway.auth.redact(body.error.message); // upstreams may quote the key they got
-    return reply.code(mapped.status).headers(mapped.headers).send(body);
+    // A route in another dialect (the Messages API) renders the same error in its own shape.
+    const render = request.routeOptions.config?.errorBody;
+    return reply.code(mapped.status).headers(mapped.headers).send(render ? render(body, mapped.status, request.id) : body);
   });
   app.setNotFoundHandler((request, reply) => {
     const error = errors.routeNotFound(request.method, request.url.split('?')[0]);
@@ -199,11 +206,12 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions): Pro
   registerBodyValidation(app);
   registerGuards(app, gateway);
 
-  const readiness: Readiness = { ready: false };
+  const readiness: Readiness = { ready: false, ...stateReadiness(state, config.state) };
   registerHealth(app, readiness, gateway.upstream.toolSupport);
   registerModels(app, gateway);
   registerChatCompletions(app, gateway);
   registerResponses(app, gateway);
+  registerMessages(app, gateway);
   registerLint(app, gateway);
   registerMetrics(app, gateway);
   if (inspector) {

@@ -17,7 +17,7 @@ export type ErrorType =
  * outcome label, retryability, breaker result and log level. Errors without a kind are the
  * client's own or the gateway's (client errors by status, internal otherwise).
  */
-export type FailureKind = 'client_aborted' | 'timeout' | 'connect' | 'upstream_status' | 'upstream_bad_response' | 'circuit_open';
+export type FailureKind = 'client_aborted' | 'timeout' | 'connect' | 'upstream_status' | 'upstream_auth' | 'upstream_bad_response' | 'circuit_open';
 
 export interface ErrorBody {
   error: { message: string; type: string; param: string | null; code: string | null };
@@ -110,6 +110,12 @@ export const errors = {
       param: param ?? null,
       kind: 'upstream_status',
     }),
+  /** The provider refused the gateway's own key (its 401/403): the client cannot fix that, the operator can. */
+  upstreamAuthFailed: (provider: string, status: number, detail: string) =>
+    new GatewayError(502, 'upstream_error', `Provider '${provider}' refused the gateway's credentials (HTTP ${status}): ${detail} The gateway's operator must fix the provider key; retrying will not help.`, {
+      code: 'upstream_auth_failed',
+      kind: 'upstream_auth',
+    }),
   upstreamUnreachable: (provider: string, detail: string) =>
     new GatewayError(502, 'upstream_error', `Could not reach provider '${provider}': ${detail}.`, {
       code: 'upstream_unreachable',
@@ -119,6 +125,12 @@ export const errors = {
     new GatewayError(502, 'upstream_error', `Provider '${provider}' sent a response toolgate could not read: ${detail}.`, {
       code: 'upstream_bad_response',
       kind: 'upstream_bad_response',
+    }),
+  /** The answer broke the request's tool contract (docs/contract.md); `param` names the request field whose rule it broke. */
+  toolContractViolation: (provider: string, model: string, detail: string, param: string, reasks: number) =>
+    new GatewayError(502, 'upstream_error', `Provider '${provider}' (model '${model}') answered against the request's tool contract${reasks > 0 ? ` after ${reasks} re-ask${reasks === 1 ? '' : 's'}` : ''}: ${detail}.`, {
+      code: 'tool_contract_violation',
+      param,
     }),
   upstreamTimeout: (provider: string, timeoutMs: number) =>
     new GatewayError(504, 'timeout_error', `Provider '${provider}' did not answer within ${timeoutMs} ms.`, {
@@ -212,6 +224,14 @@ export const errors = {
       param: 'previous_response_id',
       code: 'previous_response_not_found',
     }),
+  /** A link inside a previous_response_id chain is gone: the same code, so clients recover the same way. */
+  previousResponseLinkNotFound: (id: string, missing: string) =>
+    new GatewayError(
+      400,
+      'invalid_request_error',
+      `Previous response with id '${missing}' not found: it is part of the conversation of '${id}' and was deleted or has expired, so that conversation cannot be continued. Send its history as input items instead.`,
+      { param: 'previous_response_id', code: 'previous_response_not_found' },
+    ),
   responseNotFound: (id: string) =>
     new GatewayError(404, 'invalid_request_error', `Response with id '${id}' not found.`, { param: 'response_id', code: 'response_not_found' }),
   itemNotFound: (id: string, param: string) =>

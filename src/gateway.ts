@@ -1,6 +1,8 @@
 import type { Logger } from 'pino';
 import type { NameCaches } from './pipeline/name-caches.js';
 import type { ToolSupportMemory } from './pipeline/tool-support.js';
+import type { ReasoningSupportMemory } from './pipeline/reasoning-support.js';
+import type { ContractCapabilities } from './contract/capabilities.js';
 import type { GatewayAuth } from './auth/index.js';
 import type { LoadedConfig } from './config/load.js';
 import type { CallLedger } from './ledger/types.js';
@@ -15,6 +17,10 @@ import type { WorkBudgetStore } from './state/work-budgets.js';
 export interface UpstreamCaches {
   names: NameCaches;
   toolSupport: ToolSupportMemory;
+  /** Models that need reasoning back, or refuse it, as their upstreams said (reasoning-support.ts). */
+  reasoningSupport: ReasoningSupportMemory;
+  /** Contract fields (tool_choice values, parallel_tool_calls) models rejected, as their upstreams said (contract/capabilities.ts). */
+  contractCapabilities: ContractCapabilities;
 }
 
 /** Everything a request needs, built once at startup and shared read-only by the pipeline. */
@@ -36,6 +42,6 @@ export interface Gateway {
   auth: GatewayAuth;
   /** Per-provider retry policies and circuit breakers. */
   resilience: Resilience;
-  /** Best-effort work budgets (JSON repair, fuzzy names), one set per gateway key scope. */
+  /** Best-effort work budgets (JSON repair), one set per gateway key scope. */
   workBudgets: WorkBudgetStore;
 }

@@ -59,9 +59,12 @@ function checkMessages(value: unknown): void {
     if (!isObject(message)) throw wrongType(`messages[${i}]`, 'object', message);
     const role = message.role;
     if (typeof role === 'string' && ROLES.has(role)) {
+      dropAbsent(message, KEEP_NULL_IN_MESSAGE);
       // No repair pass touches a message's name: one that is not a string is the client's to fix.
       const name = message.name;
-      if (name !== undefined && name !== null && typeof name !== 'string') throw wrongType(`messages[${i}].name`, 'string', name);
+      if (name !== undefined && typeof name !== 'string') throw wrongType(`messages[${i}].name`, 'string', name);
+      const calls = message.tool_calls;
+      if (calls !== undefined && !Array.isArray(calls)) throw wrongType(`messages[${i}].tool_calls`, 'array', calls);
       continue;
     }
     const param = `messages[${i}].role`;
@@ -87,6 +90,43 @@ function checkOptional(body: Record<string, unknown>, param: string, type: 'bool
   if (type === 'number' ? !isNumber(value) : typeof value !== type) throw wrongType(param, type, value);
 }
 
+/** `content: null` says something (an assistant turn of calls only); any other null means absent. */
+const KEEP_NULL_IN_MESSAGE: ReadonlySet<string> = new Set(['content']);
+const KEEP_NONE: ReadonlySet<string> = new Set();
+/** Response-only fields that say nothing when empty (a Python SDK's model_dump() writes them). */
+const EMPTY_MEANS_ABSENT = ['annotations'];
+
+/**
+ * Nulls mean "absent" to every client library (an SDK's model_dump() writes them, toolgate's own
+ * answers carry `refusal: null`): they are dropped here, once, so no later step sees them and no
+ * repair counts them. Empty response-only lists too.
+ */
+function dropAbsent(object: Record<string, unknown>, keep: ReadonlySet<string>): void {
+  for (const key in object) {
+    if (object[key] === null && !keep.has(key)) delete object[key];
+  }
+  for (const key of EMPTY_MEANS_ABSENT) {
+    const value = object[key];
+    if (Array.isArray(value) && value.length === 0) delete object[key];
+  }
+}
+
+/**
+ * `type: "function"` is the only type a function tool or a named tool_choice can have: clients that
+ * leave it out (the Mistral client's tools, the Hugging Face client's tool_choice) mean it. Spelled
+ * out here, in place, like a null dropped: nothing a client means changes, so nothing is counted.
+ */
+function spellOutFunctionType(body: Record<string, unknown>): void {
+  const tools = body.tools;
+  if (Array.isArray(tools)) {
+    for (const tool of tools) {
+      if (isObject(tool) && tool.type === undefined && isObject(tool.function) && typeof tool.function.name === 'string' && tool.function.name !== '') tool.type = 'function';
+    }
+  }
+  const choice = body.tool_choice;
+  if (isObject(choice) && choice.type === undefined && isObject(choice.function) && typeof choice.function.name === 'string') choice.type = 'function';
+}
+
 /** Validates a chat completions body; throws the catalogue's 400 naming the field. */
 export function parseChatRequest(body: unknown): RawChatRequest {
   if (!isObject(body)) {
@@ -95,6 +135,7 @@ export function parseChatRequest(body: unknown): RawChatRequest {
   const model = body.model;
   if (typeof model !== 'string') throw wrongType('model', 'string', model);
   if (model === '') throw invalid('model', 'Too small: expected string to have >=1 characters');
+  dropAbsent(body, KEEP_NONE);
   checkMessages(body.messages);
   checkOptional(body, 'stream', 'boolean');
   const streamOptions = body.stream_options;
@@ -105,17 +146,17 @@ export function parseChatRequest(body: unknown): RawChatRequest {
   }
   checkObjectArray(body, 'tools');
   checkObjectArray(body, 'functions');
+  spellOutFunctionType(body);
   const choice = body.tool_choice;
-  if (choice !== undefined && choice !== null && typeof choice !== 'string' && !isObject(choice)) {
+  if (choice !== undefined && typeof choice !== 'string' && !isObject(choice)) {
     throw invalid('tool_choice', `Invalid input: expected string or object, received ${received(choice)}`);
+  }
+  if (isObject(choice) && typeof choice.type !== 'string' && !(typeof choice.name === 'string' && choice.name !== '')) {
+    throw invalid('tool_choice', `Invalid input: expected "none", "auto", "required" or {"type": "function", "function": {"name": …}}`);
   }
   checkInteger(body, 'n', 1, 128);
   checkOptional(body, 'temperature', 'number');
   checkInteger(body, 'max_tokens');
   checkInteger(body, 'max_completion_tokens');
-  // Nulls mean "absent" to every client library; drop them so later steps see one shape.
-  for (const key of ['stream', 'stream_options', 'tools', 'functions'] as const) {
-    if (body[key] === null) delete body[key];
-  }
   return body as RawChatRequest;
 }

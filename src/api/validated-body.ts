@@ -1,4 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { MessagesRequest } from '../messages/types.js';
+import { parseMessagesRequest } from '../messages/schema.js';
 import type { ResponsesRequest } from '../responses/types.js';
 import { parseResponsesRequest } from '../responses/schema.js';
 import { endpointOf } from '../routes/request-context.js';
@@ -11,7 +13,10 @@ import type { RawChatRequest } from './chat-types.js';
 // naming its field before it can count against a key's rate limit. The route reads the same
 // validated request: nothing is parsed twice.
 
-export type ValidatedBody = { kind: 'chat'; request: RawChatRequest } | { kind: 'responses'; request: ResponsesRequest };
+export type ValidatedBody =
+  | { kind: 'chat'; request: RawChatRequest }
+  | { kind: 'responses'; request: ResponsesRequest }
+  | { kind: 'messages'; request: MessagesRequest };
 
 const BODY = Symbol('toolgate.validatedBody');
 type WithBody = FastifyRequest & { [BODY]?: ValidatedBody };
@@ -22,6 +27,7 @@ function validate(request: FastifyRequest): ValidatedBody | undefined {
   const endpoint = endpointOf(request);
   if (endpoint === 'chat_completions') return { kind: 'chat', request: parseChatRequest(request.body) };
   if (endpoint === 'responses') return { kind: 'responses', request: parseResponsesRequest(request.body) };
+  if (endpoint === 'messages') return { kind: 'messages', request: parseMessagesRequest(request.body) };
   return undefined;
 }
 
@@ -54,4 +60,10 @@ export function chatRequestOf(request: FastifyRequest): RawChatRequest {
 export function responsesRequestOf(request: FastifyRequest): ResponsesRequest {
   const body = validatedBodyOf(request);
   return body?.kind === 'responses' ? body.request : parseResponsesRequest(request.body);
+}
+
+/** The Messages request validated for this route (validated now if the hook did not run). */
+export function messagesRequestOf(request: FastifyRequest): MessagesRequest {
+  const body = validatedBodyOf(request);
+  return body?.kind === 'messages' ? body.request : parseMessagesRequest(request.body);
 }

@@ -34,7 +34,9 @@ export function registerGuards(app: FastifyInstance, gateway: Gateway): void {
       done();
       return;
     }
-    const key = keys.authenticate(request.headers.authorization);
+    // Anthropic's clients send the key as x-api-key (their routes only); Authorization: Bearer wins when both come.
+    const apiKey = request.routeOptions.config?.apiKeyHeader === true ? bearerOf(request.headers['x-api-key']) : undefined;
+    const key = keys.authenticate(request.headers.authorization ?? apiKey);
     if (!key) {
       done(errors.invalidApiKey());
       return;
@@ -96,6 +98,11 @@ export function registerGuards(app: FastifyInstance, gateway: Gateway): void {
 /** The gateway key that authenticated this request (undefined when no keys are configured). */
 export function gatewayKeyOf(request: FastifyRequest): GatewayKey | undefined {
   return (request as WithKey)[KEY];
+}
+
+/** An x-api-key header as the Authorization value it stands for. */
+function bearerOf(apiKey: string | string[] | undefined): string | undefined {
+  return typeof apiKey === 'string' && apiKey !== '' ? `Bearer ${apiKey}` : undefined;
 }
 
 function isV1(path: string | undefined): boolean {

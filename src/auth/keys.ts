@@ -37,7 +37,7 @@ export class KeyRing {
   private readonly keys: StoredKey[];
   private readonly metricsDigest: Buffer | undefined;
 
-  constructor(config: AuthConfig) {
+  constructor(config: Pick<AuthConfig, 'keys' | 'metricsKey'>) {
     this.keys = config.keys.map((entry) => toStored(entry));
     this.metricsDigest = config.metricsKey ? digest(config.metricsKey) : undefined;
   }

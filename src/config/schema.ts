@@ -26,6 +26,8 @@ export const circuitBreakerSchema = z
 /** Upstream answers are untrusted: the size caps of one JSON answer and of one stream event (providerSchema). */
 export const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
 export const DEFAULT_MAX_EVENT_BYTES = 32 * 1024 * 1024;
+/** All the bytes of one upstream stream: SSE repeats a chunk's JSON frame per token (~100-1,000 bytes). */
+export const DEFAULT_MAX_STREAM_BYTES = 128 * 1024 * 1024;
 
 export const providerSchema = z
   .object({
@@ -41,9 +43,13 @@ export const providerSchema = z
     /** One stream event (or line) still incomplete past this size ends the stream with a 502: an event can
      *  hold a whole answer (Responses' `response.completed`, a tool call's arguments at once), hence as large. */
     maxEventBytes: z.number().int().positive().default(DEFAULT_MAX_EVENT_BYTES),
+    /** One stream's body in all: past it the stream ends with an error event (what it carries is also kept for the answer). */
+    maxStreamBytes: z.number().int().positive().default(DEFAULT_MAX_STREAM_BYTES),
     headers: z.record(z.string(), z.string()).default({}),
     retry: retrySchema.default(retrySchema.parse({})),
     circuitBreaker: circuitBreakerSchema.default(circuitBreakerSchema.parse({})),
+    /** Search answers' text for tool calls (docs/text-calls.md#where-text-is-searched): auto decides by provider type and model. */
+    textCalls: z.enum(['auto', 'on', 'off']).default('auto'),
   })
   .strict()
   .superRefine((provider, ctx) => {
@@ -60,6 +66,31 @@ export const pricingSchema = z
   })
   .strict();
 
+// The request's tool contract (tool_choice, parallel_tool_calls, declared tools, valid arguments;
+// docs/contract.md): what happens to an answer that breaks it. `models.<name>.contract` overrides field by field.
+const contractFields = {
+  enabled: z.boolean(),
+  /** reask: ask the same model again (then as `error`); error: a 502 at once; pass: hand it on with a warning. */
+  onViolation: z.enum(['reask', 'error', 'pass']),
+  /** Re-asks per answer (each is an upstream call of the request). */
+  maxReasks: z.number().int().min(0).max(5),
+  /** parallel_tool_calls: false answered with several calls: a violation, or (`trim`) keep only the first call. */
+  extraCalls: z.enum(['violation', 'trim']),
+  /** A re-ask starts only while the request so far, plus the last attempt's time again, fits in this. */
+  deadlineMs: z.number().int().positive(),
+};
+export const contractSchema = z
+  .object({
+    enabled: contractFields.enabled.default(true),
+    onViolation: contractFields.onViolation.default('reask'),
+    maxReasks: contractFields.maxReasks.default(1),
+    extraCalls: contractFields.extraCalls.default('violation'),
+    deadlineMs: contractFields.deadlineMs.default(120_000),
+  })
+  .strict();
+export const modelContractSchema = z.object(contractFields).partial().strict();
+export type ContractConfig = z.infer<typeof contractSchema>;
+
 export const modelSchema = z
   .object({
     provider: z.string().min(1),
@@ -67,9 +98,12 @@ export const modelSchema = z
     toolCalling: z.enum(['native', 'prompt']).default('native'),
     /** Reasoning the model writes in its text (<think>…): left in content, split out to reasoning_content, or dropped. */
     reasoning: z.enum(['content', 'split', 'drop']).default('content'),
+    /** Search this model's answers for tool calls written as text; `auto`: the provider's setting. */
+    textCalls: z.enum(['auto', 'on', 'off']).default('auto'),
     pricing: pricingSchema.optional(),
     fallbacks: z.array(z.string().min(1)).default([]),
     description: z.string().optional(),
+    contract: modelContractSchema.optional(),
   })
   .strict();
 
@@ -175,6 +209,8 @@ export const authSchema = z
     keys: z.array(gatewayKeySchema).default([]),
     /** When set, GET /metrics needs `Authorization: Bearer <metricsKey>`. */
     metricsKey: z.string().optional(),
+    /** Without keys, listen beyond loopback anyway (else startup refuses); also TOOLGATE_ALLOW_ANONYMOUS=true. */
+    allowAnonymous: z.boolean().default(false),
   })
   .strict()
   .superRefine((auth, ctx) => {
@@ -214,6 +250,8 @@ export const stateSchema = z
     commandTimeoutMs: z.number().int().positive().default(500),
     /** Rate limits and budgets when Redis is down: `open` serves anyway, `closed` answers 503. */
     limitsFailMode: z.enum(['open', 'closed']).default('open'),
+    /** /readyz answers 503 while Redis is unreachable; false: ready anyway (requests that need Redis still fail). */
+    requiredForReadiness: z.boolean().default(true),
   })
   .strict()
   .superRefine((state, ctx) => {
@@ -262,6 +300,7 @@ export const configSchema = z
     limits: limitsSchema.default(limitsSchema.parse({})),
     state: stateSchema.default(stateSchema.parse({})),
     inspector: inspectorSchema.default(inspectorSchema.parse({})),
+    contract: contractSchema.default(contractSchema.parse({})),
   })
   .strict()
   .superRefine((config, ctx) => {

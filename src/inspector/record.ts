@@ -64,9 +64,13 @@ export interface InspectorRecord extends RecordSummary {
   findings: Array<{ target: string; kind: string; index: number; detail: string; advisory?: boolean }>;
   diffs: RepairDiff[];
   textCallsDetail?: TextCallsView;
+  /** The reasoning the client got: its length always, its text only with captureContent. */
+  reasoning?: { length: number; text: string };
   aliasing: Array<{ from: string; to: string; how: string }>;
   normalizer?: { toolCalls: number; unknownNames: number; invalidArguments: number; repairedArguments: number; malformedCalls: number };
   attemptsDetail: RequestInfo['attempts'];
+  /** Answers checked against the request's tool contract that broke it, and what came of each (re-asks, trims). */
+  contract?: RequestInfo['contract'];
   warnings: string[];
   /** Parts were left out to fit inspector.maxRecordBytes. */
   truncated?: boolean;
@@ -131,12 +135,14 @@ export function buildRecord(info: RequestInfo, end: RequestEnd, options: ViewOpt
     fallback: facts.fallback || targets.size > 1,
     textCalls: textCalls?.format,
     textCallsDetail: textCalls,
+    ...(answer?.reasoning ? { reasoning: { length: answer.reasoning.length, text: textView(answer.reasoning, options) } } : {}),
     aliasing: report?.aliased.map(({ from, to, how }) => ({ from, to, how })) ?? [],
     normalizer: report
       ? { toolCalls: report.toolCalls, unknownNames: report.unknownNames, invalidArguments: report.invalidArguments, repairedArguments: report.repairedArguments, malformedCalls: report.malformedCalls }
       : undefined,
     attempts: info.attempts.length,
     attemptsDetail: info.attempts,
+    ...(info.contract.length > 0 ? { contract: info.contract } : {}),
     warnings,
   };
 }
@@ -166,6 +172,7 @@ export function slimmed(record: InspectorRecord): InspectorRecord {
     ...record,
     diffs: record.diffs.map((diff) => ({ ...diff, hunks: diff.hunks.map((hunk) => ({ ...hunk, before: [], after: [] })), truncated: true })),
     textCallsDetail: record.textCallsDetail ? { format: record.textCallsDetail.format, rawLength: record.textCallsDetail.rawLength, calls: [] } : undefined,
+    reasoning: record.reasoning ? { length: record.reasoning.length, text: '' } : undefined,
     findings: record.findings.slice(0, 50),
     attemptsDetail: record.attemptsDetail.slice(0, 20),
     truncated: true,

@@ -87,6 +87,18 @@ export function defineMetrics(registry: Registry) {
       help: 'Tool calls whose arguments were not valid JSON for the declared schema.',
       registers,
     }),
+    contractViolations: new Counter({
+      name: 'toolgate_contract_violations_total',
+      help: "Answers (re-asks' included) that broke the request's tool contract, by kind (docs/contract.md).",
+      labelNames: [...MODEL, 'kind'] as const,
+      registers,
+    }),
+    reasks: new Counter({
+      name: 'toolgate_reasks_total',
+      help: 'Re-asks after a contract violation, by outcome (complied, violated, failed).',
+      labelNames: [...MODEL, 'outcome'] as const,
+      registers,
+    }),
     tokens: new Counter({
       name: 'toolgate_tokens_total',
       help: 'Upstream tokens by type (prompt, completion, reasoning; reasoning is part of completion).',

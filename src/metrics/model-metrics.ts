@@ -15,6 +15,7 @@ import {
   type Endpoint,
   type LlmCallOutcome,
   type ModelMetrics,
+  type ReaskOutcome,
   type ResponseMode,
   type TokenType,
   type ToolMode,
@@ -75,6 +76,15 @@ export class ModelSeries {
     return byOutcome;
   }
 
+  /** Contract violations and re-asks are rare: their series are made on first use. */
+  contractViolation(kind: string): void {
+    this.set.contractViolations.inc({ provider: this.provider, model: this.model, kind });
+  }
+
+  reask(outcome: ReaskOutcome): void {
+    this.set.reasks.inc({ provider: this.provider, model: this.model, outcome });
+  }
+
   aliasedBy(how: string): CounterChild {
     const label = this.aliasKinds.value(how);
     let child = this.aliased.get(label);
@@ -119,6 +129,14 @@ export class ModelHandle implements ModelMetrics {
 
   toolNameAliased(how: string): void {
     this.series.aliasedBy(how).inc();
+  }
+
+  contractViolation(kind: string): void {
+    this.series.contractViolation(kind);
+  }
+
+  reask(outcome: ReaskOutcome): void {
+    this.series.reask(outcome);
   }
 
   usage(usage: Usage, budgetKey?: string): number {

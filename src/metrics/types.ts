@@ -7,7 +7,7 @@ import type { Usage } from '../api/chat-types.js';
 import type { PriceLookup } from './pricing.js';
 
 /** Gateway endpoints (`endpoint` label). Anything else is recorded as `other`. */
-export const ENDPOINTS = ['chat_completions', 'responses', 'models', 'health', 'metrics', 'other'] as const;
+export const ENDPOINTS = ['chat_completions', 'responses', 'messages', 'models', 'health', 'metrics', 'other'] as const;
 export type Endpoint = (typeof ENDPOINTS)[number];
 
 /**
@@ -100,7 +100,14 @@ export interface ModelMetrics {
   toolNameAliased(how: string): void;
   /** Tokens and cost of one upstream answer; returns the cost in USD (0 when unpriced). */
   usage(usage: Usage, budgetKey?: string): number;
+  /** An answer broke the request's tool contract (`kind`: one of the contract's violation kinds). */
+  contractViolation(kind: string): void;
+  /** A re-ask ended: the answer complied, violated again, or the call failed. */
+  reask(outcome: ReaskOutcome): void;
 }
+
+export const REASK_OUTCOMES = ['complied', 'violated', 'failed'] as const;
+export type ReaskOutcome = (typeof REASK_OUTCOMES)[number];
 
 export interface RequestObservation {
   endpoint: Endpoint;

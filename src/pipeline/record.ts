@@ -2,6 +2,7 @@ import type { FastifyBaseLogger as Logger } from 'fastify';
 import type { AssistantMessage, ChatChunk, ChatCompletion, RawChatRequest, ToolCall, Usage } from '../api/chat-types.js';
 import type { Gateway } from '../gateway.js';
 import { prefixFingerprint } from '../ledger/fingerprint.js';
+import { boundedForLedger, callSignature, MAX_LEDGER_REASONING_BYTES, withSignature } from '../ledger/reasoning.js';
 import type { ResolvedModel } from '../routing/router.js';
 import { scopeOf } from '../state/scope.js';
 import { TextBuilder } from '../toolcalls/text-builder.js';
@@ -9,7 +10,9 @@ import { TextBuilder } from '../toolcalls/text-builder.js';
 // The call ledger remembers every tool-calling answer exactly as the client got it, keyed by
 // call id and by the fingerprint of the conversation that produced it, so a later request that
 // lost the calls can get them back. Keyed on the client's own (pre-repair) messages, because
-// that is what the client will send again.
+// that is what the client will send again. The reasoning that came with the calls
+// (`reasoning_content`, Gemini thought signatures on the calls) is kept with them, within its own
+// bound, so a client that drops it can get it back (src/repair/restore-reasoning.ts).
 
 export function recordAnswer(
   gateway: Gateway,
@@ -39,7 +42,7 @@ function remember(
   let recorded: Promise<void>;
   try {
     recorded = gateway.ledger.forScope(scopeOf(scope)).record({
-      message,
+      message: boundedForLedger(message),
       prefixFingerprint: prefixFingerprint(clientRequest.messages, clientRequest.messages.length, scope),
       provider: target.provider.settings.name,
       model: target.requested,
@@ -62,6 +65,9 @@ export class StreamAnswerRecorder {
   // Content and arguments arrive a token at a time and are kept to the end of the stream: built
   // in flat blocks (TextBuilder), not a rope node per token.
   private readonly content = new TextBuilder();
+  private reasoning = new TextBuilder();
+  /** Reasoning went past what the ledger keeps: no more is gathered, none is recorded. */
+  private reasoningOverflow = false;
   private readonly calls: CallBuilder[] = [];
   usage: Usage | undefined;
 
@@ -79,6 +85,7 @@ export class StreamAnswerRecorder {
     if (!choice || choice.index !== 0) return;
     const delta = choice.delta;
     if (typeof delta.content === 'string') this.content.append(delta.content);
+    if (typeof delta.reasoning_content === 'string' && delta.reasoning_content !== '') this.observeReasoning(delta.reasoning_content);
     const parts = delta.tool_calls;
     if (!parts) return;
     for (let i = 0; i < parts.length; i++) {
@@ -91,12 +98,26 @@ export class StreamAnswerRecorder {
       if (part.id) call.id = part.id;
       if (part.function?.name) call.name.append(part.function.name);
       if (part.function?.arguments) call.arguments.append(part.function.arguments);
+      const signature = callSignature(part);
+      if (signature !== '') call.signature = signature;
     }
   }
 
+  private observeReasoning(text: string): void {
+    if (this.reasoningOverflow) return;
+    // Length in UTF-16 units bounds the UTF-8 bytes from below: enough to stop gathering.
+    if (this.reasoning.length + text.length > MAX_LEDGER_REASONING_BYTES) {
+      this.reasoningOverflow = true;
+      this.reasoning = new TextBuilder();
+      return;
+    }
+    this.reasoning.append(text);
+  }
+
   /** Choice 0 as rebuilt so far (the request journal reads it at the end). */
-  get answer(): { content: string; calls: readonly ToolCall[] } {
-    return { content: this.content.text, calls: this.toolCalls() };
+  get answer(): { content: string; calls: readonly ToolCall[]; reasoning?: string } {
+    const reasoning = this.reasoningOverflow ? undefined : this.reasoning.text;
+    return { content: this.content.text, calls: this.toolCalls(), ...(reasoning ? { reasoning } : {}) };
   }
 
   async finish(): Promise<void> {
@@ -104,13 +125,17 @@ export class StreamAnswerRecorder {
     if (calls.length === 0) return;
     const content = this.content.text;
     const message: AssistantMessage = { role: 'assistant', content: content || null, tool_calls: calls };
+    const reasoning = this.reasoningOverflow ? '' : this.reasoning.text;
+    if (reasoning !== '') message.reasoning_content = reasoning;
     await remember(this.gateway, this.clientRequest, message, this.target, this.log, this.scope);
   }
 
   private toolCalls(): ToolCall[] {
     const calls: ToolCall[] = [];
     for (const call of this.calls) {
-      if (call) calls.push({ id: call.id, type: 'function', function: { name: call.name.text, arguments: call.arguments.text } });
+      if (!call) continue;
+      const built: ToolCall = { id: call.id, type: 'function', function: { name: call.name.text, arguments: call.arguments.text } };
+      calls.push(call.signature === undefined ? built : withSignature(built, call.signature));
     }
     return calls;
   }
@@ -120,4 +145,6 @@ interface CallBuilder {
   id: string;
   name: TextBuilder;
   arguments: TextBuilder;
+  /** Gemini's thought signature, when the call carried one (`extra_content.google`). */
+  signature?: string;
 }

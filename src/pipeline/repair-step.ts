@@ -4,6 +4,8 @@ import type { Gateway } from '../gateway.js';
 import { ledgerQueryFor } from '../ledger/fingerprint.js';
 import { EMPTY_SNAPSHOT } from '../ledger/types.js';
 import { declaredToolsOnce, repairRequest, summarizeFindings, summarizeWarnings } from '../repair/index.js';
+import { targetNeedsReasoning } from './reasoning-step.js';
+import { reasoningRestorer, type ReasoningRestorer } from './reasoning-support.js';
 import type { Finding, RepairOptions } from '../repair/types.js';
 import { scopeOf } from '../state/scope.js';
 import type { WorkBudgets } from '../state/work-budgets.js';
@@ -16,6 +18,8 @@ export interface RepairOutcome {
   header?: string;
   /** Value of the x-toolgate-warnings header (advisory findings); undefined when none. */
   warnings?: string;
+  /** Restores dropped reasoning for a target found to need it later (a fallback, or one that said so); absent when the ledger had nothing. */
+  restoreReasoning?: ReasoningRestorer;
 }
 
 /**
@@ -34,13 +38,16 @@ export async function repairStep(
   const query = ledgerQueryFor(request, ledgerScope);
   const ledger =
     query.callIds.length > 0 || query.prefixFingerprints.length > 0 ? await gateway.ledger.forScope(scopeOf(ledgerScope)).lookup(query) : EMPTY_SNAPSHOT;
-  const result = repairRequest(request, {
+  const context = {
     declaredTools: declaredToolsOnce(request),
     ledger,
     ledgerScope,
     options,
     repairBudget: budgets.repair,
-  });
+  };
+  // Reasoning is restored for the requested target only when it needs it (reasoning-support.ts).
+  const restoreReasoning = ledger.byCallId.size > 0 && options === gateway.repairOptions && targetNeedsReasoning(gateway, request.model);
+  const result = repairRequest(request, restoreReasoning ? { ...context, restoreReasoning } : context);
   if (result.findings.length > 0 && options === gateway.repairOptions) {
     gateway.metrics.repairs(result.findings);
     const loops = result.findings.filter((finding) => finding.kind === 'tool_loop').length;
@@ -50,7 +57,9 @@ export async function repairStep(
   const warnings = summarizeWarnings(result.findings);
   // Advisory findings change nothing, so without this line nobody would learn of them (issue 14 §6).
   if (warnings && options === gateway.repairOptions) logAdvisory(log, warnings, result.findings);
-  return { request: result.request, findings: result.findings, header: summarizeFindings(result.findings), warnings };
+  const outcome: RepairOutcome = { request: result.request, findings: result.findings, header: summarizeFindings(result.findings), warnings };
+  if (ledger.byCallId.size > 0 && options.mode === 'repair' && !options.disabled.has('restore-reasoning')) outcome.restoreReasoning = reasoningRestorer(context);
+  return outcome;
 }
 
 /** The warn line for advisory findings (x-toolgate-warnings): the first eight, details cut to 200 characters. */

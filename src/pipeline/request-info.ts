@@ -47,6 +47,19 @@ export interface AnswerNote {
   /** The text the client got, and the calls (choice 0). */
   clientText?: string;
   calls: ReadonlyArray<{ name: string; arguments: string }>;
+  /** The reasoning the client got with choice 0 (reasoning_content), when any. */
+  reasoning?: string;
+}
+
+/** One answer checked against the request's tool contract, and what came of it (docs/contract.md). */
+export interface ContractNote {
+  /** 0 for the first answer, then 1, 2, … for each re-ask's. */
+  reask: number;
+  provider: string;
+  model: string;
+  violations: ReadonlyArray<{ kind: string; message: string }>;
+  /** complied, reask (asked again), error, pass (handed on as is), trimmed (extra calls dropped by policy). */
+  outcome: 'complied' | 'reask' | 'error' | 'pass' | 'trimmed';
 }
 
 /** Longest upstream text kept per request for the text-call span (best effort, bounded). */
@@ -75,6 +88,8 @@ export class RequestInfo {
   private waited = 0;
   readonly repairs: RepairNote[] = [];
   readonly attempts: AttemptNote[] = [];
+  /** Answers that broke the request's tool contract (a handful at most: maxReasks bounds them). */
+  readonly contract: ContractNote[] = [];
   private answerNote: AnswerNote | undefined;
   private keptText: string | undefined;
 
@@ -168,6 +183,18 @@ export class RequestInfo {
 
   attempted(note: AttemptNote): void {
     this.attempts.push(note);
+  }
+
+  /** Re-asks sent after tool-contract violations so far. */
+  get reasksSent(): number {
+    let sent = 0;
+    for (const note of this.contract) if (note.outcome === 'reask') sent++;
+    return sent;
+  }
+
+  /** An answer was checked against the tool contract and broke it (or was trimmed, or complied after a re-ask). */
+  contractChecked(note: ContractNote): void {
+    this.contract.push(note);
   }
 
   costed(usd: number): void {

@@ -5,6 +5,7 @@ import { taskKeyFor, type LlmCallOutcome, type ModelMetrics, type ResponseMode }
 import type { ResolvedModel } from '../routing/router.js';
 import { scopeOf } from '../state/scope.js';
 import type { NormalizeReport } from '../toolcalls/normalize.js';
+import type { AnswerWarnings } from '../providers/answer-warnings.js';
 import type { RequestInfo } from './request-info.js';
 
 // What one request tells the metrics: every upstream call and its outcome (labelled with the
@@ -54,12 +55,14 @@ export class RequestTelemetry {
     this.metricsFor(target).firstToken((performance.now() - this.started) / 1000);
   }
 
-  answer(target: ResolvedModel, report: NormalizeReport, mode: ResponseMode, usage: Usage | undefined, toolsDeclared: boolean): void {
+  /** `warnings`: what the adapter noted on the answer (calls Gemini called unexpected are calls to undeclared tools too; normalization counted those it saw). */
+  answer(target: ResolvedModel, report: NormalizeReport, mode: ResponseMode, usage: Usage | undefined, toolsDeclared: boolean, warnings?: AnswerWarnings): void {
     const metrics = this.gateway.metrics;
     const modelMetrics = this.metricsFor(target);
     if (toolsDeclared) modelMetrics.toolResponse(mode, report.toolCalls);
     for (const alias of report.aliased) modelMetrics.toolNameAliased(alias.how);
-    if (report.unknownNames > 0) metrics.unknownToolName(report.unknownNames);
+    const unknownNames = Math.max(report.unknownNames, warnings?.unexpected_tool_call ?? 0);
+    if (unknownNames > 0) metrics.unknownToolName(unknownNames);
     if (report.invalidArguments > 0) metrics.invalidToolArguments(report.invalidArguments);
     if (usage) this.info.costed(modelMetrics.usage(usage, this.info.keyName));
     if (report.toolCalls === 0) metrics.taskEnd(this.taskKey);

@@ -1,9 +1,10 @@
 import { errors, GatewayError } from '../errors.js';
+import type { ReasoningRestorer } from './reasoning-support.js';
 import type { Gateway } from '../gateway.js';
 import type { LlmCallOutcome } from '../metrics/index.js';
 import { requiresKey } from '../providers/registry.js';
 import type { ProviderCallContext } from '../providers/types.js';
-import { backoffMs, classifyFailure, sleep, type TargetPermit } from '../resilience/index.js';
+import { asProviderFailure, backoffMs, classifyFailure, sleep, type TargetPermit } from '../resilience/index.js';
 import type { ResolvedModel } from '../routing/router.js';
 import { traceAttempt } from '../tracing/index.js';
 import type { AttemptNote, RequestInfo } from './request-info.js';
@@ -25,6 +26,10 @@ export interface CallScope {
   context: ProviderCallContext;
   telemetry: RequestTelemetry;
   info: RequestInfo;
+  /** Puts back reasoning the client dropped, for a target that needs it (repair-step.ts); absent when the ledger had none. */
+  restoreReasoning?: ReasoningRestorer;
+  /** The client sent legacy `functions`: answers go back as `function_call`. */
+  legacyFunctions?: boolean;
 }
 
 /** Records one attempt's outcome (llm_calls, upstream seconds). */
@@ -176,7 +181,7 @@ export async function attempts<T>(options: AttemptOptions<T>): Promise<T> {
       const result = await send(permit, settle);
       return traced ? traced.answered(result) : result;
     } catch (caught) {
-      const error = redacted(caught, gateway);
+      const error = asProviderFailure(redacted(caught, gateway), provider);
       failed = error;
       const failure = classifyFailure(error, context.signal);
       traced?.failed(error, failure.row);

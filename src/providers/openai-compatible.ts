@@ -3,6 +3,7 @@ import { withRawJson } from '../api/raw-json.js';
 import { errors, type GatewayError } from '../errors.js';
 import { batchedChunks } from './chunk-batches.js';
 import { ChunkTemplates, chunkReadStats } from './chunk-template.js';
+import { ChunkShaper, specShapedCompletion } from './compatible-quirks.js';
 import { readSse, readSseBatches } from './sse-reader.js';
 import { readErrorText } from './upstream-body.js';
 import { checkedChunk, checkedCompletion } from './upstream-shapes.js';
@@ -70,7 +71,12 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
       throw errors.upstreamBadResponse(this.settings.name, 'the JSON body is not an object');
     }
-    return check(this.settings.name, parsed as Record<string, unknown>, text);
+    const answerBody = parsed as Record<string, unknown>;
+    // An error in a 200 answer (OpenRouter relaying a provider's failure): the error it is, not a malformed completion.
+    if (answerBody.choices === undefined && typeof answerBody.error === 'object' && answerBody.error !== null) {
+      throw upstreamErrorFrom(this.settings.name, answer.status, text, answer.headers);
+    }
+    return check(this.settings.name, answerBody, text);
   }
 
   private async *events(response: UpstreamResponse): AsyncGenerator<SseEvent> {
@@ -101,7 +107,9 @@ function asObject(_provider: string, parsed: Record<string, unknown>): Record<st
 
 /** A checked completion that remembers the upstream's text: the route relays it when nothing changed it. */
 function rawCompletion(provider: string, parsed: Record<string, unknown>, text: string): ChatCompletion {
-  return withRawJson(checkedCompletion(provider, parsed), text);
+  const completion = checkedCompletion(provider, parsed);
+  const shaped = specShapedCompletion(completion);
+  return shaped === completion ? withRawJson(completion, text) : shaped;
 }
 
 /**
@@ -111,11 +119,15 @@ function rawCompletion(provider: string, parsed: Record<string, unknown>, text: 
  */
 export function streamChunkReader(provider: string, templates = true): (event: SseEvent) => ChatChunk {
   const template = new ChunkTemplates();
+  const shaper = new ChunkShaper();
   return (event) => {
     const known = templates ? template.match(event.data) : undefined;
     if (known !== undefined) return withRawJson(known, event.data);
     const chunk = parseChunk(provider, event);
     chunkReadStats.parsed++;
+    const shaped = shaper.shape(chunk);
+    // A reshaped chunk is serialized afresh and teaches no template (its text is not what the client gets).
+    if (shaped !== chunk) return shaped;
     if (templates) template.learn(chunk, event.data);
     return chunk;
   };
@@ -134,7 +146,8 @@ function parseChunk(provider: string, event: SseEvent): ChatChunk {
   }
   const maybeError = (parsed as { error?: unknown }).error;
   if (maybeError !== undefined && maybeError !== null) {
-    throw upstreamErrorFrom(provider, 502, event.data);
+    // An error sent inside a 200 stream: its body's numeric code, if any, is its status.
+    throw upstreamErrorFrom(provider, 200, event.data);
   }
   return withRawJson(checkedChunk(provider, parsed), event.data);
 }

@@ -22,6 +22,8 @@ interface Plan {
 }
 
 export class SimulatorAdapter implements ProviderAdapter {
+  readonly models = [...MODELS];
+
   constructor(readonly settings: ProviderSettings) {}
 
   capabilities(): ProviderCapabilities {

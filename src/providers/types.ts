@@ -28,6 +28,8 @@ export interface ProviderSettings {
   maxResponseBytes?: number;
   /** Cap on one incomplete stream event or line (unset: the config default). */
   maxEventBytes?: number;
+  /** Cap on one stream's whole body (unset: the config default). */
+  maxStreamBytes?: number;
   /** Extra static headers sent upstream (from config). */
   headers: Record<string, string>;
 }
@@ -72,6 +74,8 @@ export interface ProviderAdapter {
   stream(request: ChatRequest, context: ProviderCallContext): Promise<AsyncIterable<ChatChunk>>;
   /** Present when the upstream speaks the OpenAI Responses API natively (passthrough after repair). */
   responses?: NativeResponses;
+  /** The upstream ids this provider is known to serve (GET /v1/models/<provider>/<id>); absent: not known. */
+  readonly models?: readonly string[];
   close?(): Promise<void>;
 }
 

@@ -153,7 +153,29 @@ export async function notAnEventStream(provider: string, response: UpstreamRespo
   return errors.upstreamBadResponse(provider, `expected an event stream, got '${type || 'no content-type'}' (${text.slice(0, 200)})`);
 }
 
-/** Turns an upstream's error body into the catalogue's error, keeping the upstream's own message. */
+/** The catalogue's type for an upstream status whose body names none. */
+export function upstreamTypeFor(status: number): string {
+  return STATUS_TYPES[status] ?? (status >= 500 ? 'upstream_error' : 'invalid_request_error');
+}
+
+const STATUS_TYPES: Readonly<Record<number, string>> = {
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  429: 'rate_limit_error',
+};
+
+/** How much of an aggregator's provider detail (OpenRouter's `metadata.raw`) is kept in the message. */
+const MAX_DETAIL_CHARS = 500;
+
+/**
+ * Turns an upstream's error body into the catalogue's error, keeping the upstream's own message.
+ * `status` is the answer's HTTP status; an error sent in a 2xx answer (a stream event, a JSON body)
+ * takes the status its body gives as a numeric `code` (OpenRouter: `{"error":{"code":429,…}}`),
+ * else 502. An aggregator's detail (`metadata.raw`, `metadata.provider_name`) is appended to the
+ * message; configured secrets are scrubbed from it before it reaches the client (upstream-caller.ts).
+ */
 export function upstreamErrorFrom(
   provider: string,
   status: number,
@@ -164,30 +186,45 @@ export function upstreamErrorFrom(
   let type: string | null = null;
   let code: string | null = null;
   let param: string | null = null;
+  let bodyStatus: number | undefined;
   try {
     const parsed = JSON.parse(text) as { error?: unknown; message?: unknown; detail?: unknown };
     const inner = Array.isArray(parsed) ? (parsed[0] as typeof parsed) : parsed;
     const err = inner?.error ?? inner;
     if (typeof err === 'string') message = err;
     else if (err && typeof err === 'object') {
-      const fields = err as { message?: unknown; type?: unknown; code?: unknown; param?: unknown; status?: unknown };
+      const fields = err as { message?: unknown; type?: unknown; code?: unknown; param?: unknown; status?: unknown; metadata?: unknown };
       if (typeof fields.message === 'string') message = fields.message;
       if (typeof fields.type === 'string') type = fields.type;
       if (typeof fields.code === 'string') code = fields.code;
       else if (typeof fields.status === 'string') code = fields.status;
+      if (typeof fields.code === 'number' && Number.isInteger(fields.code) && fields.code >= 400 && fields.code <= 599) bodyStatus = fields.code;
       if (typeof fields.param === 'string') param = fields.param;
+      const detail = providerDetail(fields.metadata);
+      if (detail) message = `${message} (${detail})`;
     }
     if (typeof inner?.detail === 'string') message = inner.detail;
   } catch {
     // not JSON: keep the raw text
   }
-  if (!message) message = `Provider '${provider}' answered HTTP ${status} with an empty body.`;
-  const mappedStatus = status >= 400 && status <= 599 ? status : 502;
-  const error = errors.upstreamStatus(mappedStatus, message, type, code, param);
+  const mappedStatus = status >= 400 && status <= 599 ? status : (bodyStatus ?? 502);
+  if (!message) message = `Provider '${provider}' answered HTTP ${mappedStatus} with an empty body.`;
+  const error = errors.upstreamStatus(mappedStatus, message, type ?? upstreamTypeFor(mappedStatus), code, param);
   // The upstream's wait hint drives our retry backoff and reaches the client on a final 429/503.
   for (const name of ['retry-after', 'retry-after-ms']) {
     const value = headers ? headerValue(headers, name) : undefined;
     if (value) error.headers[name] = value;
   }
   return error;
+}
+
+/** An aggregator's word on which provider failed and how (OpenRouter's `metadata`), cut to MAX_DETAIL_CHARS. */
+function providerDetail(metadata: unknown): string | undefined {
+  if (typeof metadata !== 'object' || metadata === null) return undefined;
+  const { raw, provider_name: name } = metadata as { raw?: unknown; provider_name?: unknown };
+  const rawText = typeof raw === 'string' ? raw : raw !== undefined && raw !== null ? JSON.stringify(raw) : '';
+  const parts = [typeof name === 'string' && name ? `provider ${name}` : '', rawText.trim()].filter((part) => part !== '');
+  if (parts.length === 0) return undefined;
+  const detail = parts.join(': ');
+  return detail.length > MAX_DETAIL_CHARS ? `${detail.slice(0, MAX_DETAIL_CHARS)}…` : detail;
 }

@@ -8,6 +8,7 @@ import { FINDING_KIND_LIST } from './kinds.js';
 import { legacyFunctionsPass } from './legacy-functions.js';
 import { orphanResultsPass } from './orphan-results.js';
 import { pairResultsPass } from './pair-results.js';
+import { restoreReasoningPass } from './restore-reasoning.js';
 import { restoreToolCallsPass } from './restore-tool-calls.js';
 import { resultIdsPass } from './result-ids.js';
 import { toolDefinitionsPass } from './tool-definitions.js';
@@ -28,6 +29,8 @@ export { DEFAULT_REPAIR_OPTIONS, FINDING_KINDS, FINDING_KIND_LIST, type FindingK
  *   still recognizes the conversation.
  * - restore-tool-calls: before anything decides a result has no call (orphan) or a call has no
  *   result: the ledger may bring the calls back exactly.
+ * - restore-reasoning: right after, on the calls as answered (before call-ids may rename one): the
+ *   reasoning and signatures each answered call came with, for targets that need them.
  * - call-ids: unique ids before anything matches results to calls by id.
  * - result-ids: id-less results take the open calls of their assistant message.
  * - orphan-results: what still answers no call becomes user text (needs every matching tried first).
@@ -42,6 +45,7 @@ export const PASSES: readonly RepairPass[] = [
   legacyFunctionsPass,
   contentShapesPass,
   restoreToolCallsPass,
+  restoreReasoningPass,
   callIdsPass,
   resultIdsPass,
   orphanResultsPass,

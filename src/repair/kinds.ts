@@ -15,6 +15,7 @@ export const FINDING_KINDS = {
   restored_tool_calls: "an assistant message's dropped tool_calls restored from the call ledger",
   restored_assistant_message: 'a missing assistant tool-call message re-inserted from the call ledger',
   ledger_mismatch: 'the ledger had calls for this point but they did not fit the results sent (not used; advisory)',
+  reasoning_restored: "an assistant tool-call message of the current turn got back the reasoning (`reasoning_content`, thought signatures) its calls came with, from the call ledger, for a target that needs it",
   duplicate_call_id: 'a call id used more than once in the history made unique, in the call and its results',
   missing_call_id: 'a tool call without an id given one',
   missing_tool_call_id: 'a tool result without tool_call_id matched to a call of the preceding assistant',
@@ -34,6 +35,11 @@ export const FINDING_KINDS = {
   message_content_fixed: 'Responses message content fixed: `text`/bare strings → input_text or output_text by role, wrong-role part types swapped, null content → ""',
   tool_output_stringified: 'a function_call_output `output` given as an object, number or null turned into a string',
   history_restored: 'an earlier call or output of the current turn the client left out, spliced back from the response store',
+  store_unavailable: 'the response store could not be read: lookups the request can do without (history restoration, reasoning items sent by id only) were skipped (advisory)',
+  previous_context_truncated: 'a previous_response_id chain longer than 1,000 responses: only the newest 1,000 were sent upstream (advisory)',
+  // Messages API blocks (src/messages/repair/)
+  block_type_inferred: 'a Messages content block given as a bare string or without `type` typed from its keys: {tool_use_id} → tool_result, {name, input} → tool_use, {thinking} → thinking, {text} → text, {source} → image',
+  empty_text_removed: 'an empty Messages text block removed (a blank one too when its message has other blocks); a message left without blocks removed',
 } as const;
 
 export type FindingKind = keyof typeof FINDING_KINDS;

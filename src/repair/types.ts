@@ -37,6 +37,8 @@ export interface RepairContext {
   ledgerScope?: string;
   /** The request's tenant's jsonrepair budget (the arguments pass spends it). */
   repairBudget: RepairBudget;
+  /** The target needs the reasoning of earlier tool calls back (src/pipeline/reasoning-support.ts): restore-reasoning runs. */
+  restoreReasoning?: boolean;
 }
 
 export interface PassResult {

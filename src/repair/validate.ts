@@ -47,8 +47,13 @@ export function historyProblems(request: RawChatRequest): string[] {
     open = new Set();
     openAt = i;
     message.tool_calls.forEach((call, j) => {
-      if (isRecord(call) && (call as { type?: unknown }).type === 'custom') return; // custom-tool calls: the upstream's business
       const id = callId(call);
+      if (isRecord(call) && (call as { type?: unknown }).type === 'custom') {
+        // Custom-tool calls: their shape is the upstream's business, but their results answer them.
+        if (id !== '') open?.add(id);
+        seen.add(id);
+        return;
+      }
       const fn: unknown = isRecord(call) ? call.function : undefined;
       if (id === '') problems.push(`messages[${i}].tool_calls[${j}] has no id`);
       else if (seen.has(id)) problems.push(`call id ${id} is used more than once (messages[${i}].tool_calls[${j}])`);

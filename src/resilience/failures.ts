@@ -1,5 +1,5 @@
 import type { AbortSignalLike } from '../client-abort.js';
-import { GatewayError, isGatewayError } from '../errors.js';
+import { errors, GatewayError, isGatewayError } from '../errors.js';
 import type { LlmCallOutcome } from '../metrics/types.js';
 import type { BreakerResult } from './breaker.js';
 
@@ -16,6 +16,7 @@ export type FailureRow =
   | 'upstream_timeout_status'
   | 'upstream_5xx'
   | 'upstream_4xx'
+  | 'upstream_auth'
   | 'upstream_bad_response'
   | 'circuit_open'
   | 'unmapped';
@@ -46,6 +47,7 @@ export const FAILURES: Readonly<Record<FailureRow, Row>> = {
   upstream_timeout_status: row('timeout',          true,  true,  'failure', 'model',    'warn'),
   upstream_5xx:            row('error_5xx',        true,  true,  'failure', 'model',    'warn'),
   upstream_4xx:            row('error_4xx',        false, false, 'neutral', 'model',    'info'),
+  upstream_auth:           row('error_4xx',        false, true,  'failure', 'model',    'error'),
   upstream_bad_response:   row('invalid_response', true,  true,  'failure', 'model',    'warn'),
   circuit_open:            row('error_5xx',        false, true,  'neutral', 'model',    'warn'),
   unmapped:                row('connect_error',    false, false, 'failure', 'model',    'error'),
@@ -73,6 +75,7 @@ function rowOf(error: unknown, signal?: AbortSignalLike): FailureRow {
     case 'client_aborted':
     case 'timeout':
     case 'connect':
+    case 'upstream_auth':
     case 'upstream_bad_response':
     case 'circuit_open':
       return error.kind;
@@ -95,4 +98,23 @@ export function logFailure(log: { [level in FailureClass['logLevel']]: (object: 
   const failure = classifyFailure(error, signal);
   const detail = failure.row === 'client_aborted' ? { clientAborted: true } : { err: error };
   log[failure.logLevel](detail, failure.row === 'client_aborted' ? `${message}: the client went away` : message);
+}
+
+/**
+ * A provider's 401/403 is about the gateway's own key, not the client's: a 502 `upstream_auth_failed`
+ * naming the provider (the client's 401 would tell it to fix a key it cannot fix). Anything in the
+ * provider's message that looks like a key, whole or masked (`sk-abc***xyz`), is redacted: the
+ * configured keys are scrubbed before, but a provider may quote a part of one.
+ */
+export function asProviderFailure(error: unknown, provider: string): unknown {
+  if (!isGatewayError(error) || error.kind !== 'upstream_status' || (error.status !== 401 && error.status !== 403)) return error;
+  const detail = redactKeyLike(error.message).slice(0, 500);
+  return errors.upstreamAuthFailed(provider, error.status, /[.!?]$/.test(detail) ? detail : `${detail}.`);
+}
+
+// Runs of key characters at least 12 long that hold a digit or a mask character: keys, not words.
+const KEY_LIKE = /[A-Za-z0-9_\-*.]{12,}/g;
+
+function redactKeyLike(text: string): string {
+  return text.replace(KEY_LIKE, (run) => (/[0-9*]/.test(run) ? '[REDACTED]' : run));
 }

@@ -6,7 +6,7 @@ import type { RetryPolicy } from './retry.js';
 
 export { CircuitBreaker, type BreakerPermit, type BreakerResult, type BreakerState } from './breaker.js';
 export { backoffMs, breakerResult, classify, retryAfterMs, sleep, type RetryPolicy } from './retry.js';
-export { classifyFailure, FAILURES, logFailure, type FailureClass } from './failures.js';
+export { asProviderFailure, classifyFailure, FAILURES, logFailure, type FailureClass } from './failures.js';
 
 /** Distinct upstream models with their own breaker (least recently used beyond this are forgotten). */
 const MAX_MODEL_BREAKERS = 1_000;

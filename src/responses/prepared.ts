@@ -20,6 +20,8 @@ export interface Prepared {
   native?: boolean;
   /** The tenant scope of the caller's gateway key: where the response is stored. */
   scope: string;
+  /** The ids of the previous_response_id chain, oldest first, stored with the response (StoredResponse.chain). */
+  chain?: string[];
 }
 
 export type CreateResult =
@@ -31,7 +33,10 @@ export type CreateResult =
 export async function persist(gateway: Gateway, prepared: Prepared, response: ResponseObject, log: Logger): Promise<void> {
   if (prepared.request.store === false) return;
   const record: StoredResponse = { response, input: withIds(prepared.items) };
-  if (prepared.request.previous_response_id !== undefined) record.previousResponseId = prepared.request.previous_response_id;
+  if (prepared.request.previous_response_id !== undefined) {
+    record.previousResponseId = prepared.request.previous_response_id;
+    record.chain = prepared.chain ?? [];
+  }
   if (prepared.native) record.native = true;
   try {
     await gateway.responseStore.forScope(prepared.scope).put(record);

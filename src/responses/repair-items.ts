@@ -62,6 +62,11 @@ function typed(item: Item): Item[] | null {
   return null;
 }
 
+/** OpenAI's EasyInputMessage: `{role, content}` (and optionally `type: "message"`), a role a message item can have. */
+function isEasyInputMessage(item: Item): boolean {
+  return item.type === undefined && typeof item.role === 'string' && ROLES.has(item.role) && 'content' in item && !('tool_calls' in item);
+}
+
 function itemTextOf(content: unknown): string {
   if (typeof content === 'string') return content;
   return Array.isArray(content) ? content.map((part) => (isRecord(part) && typeof part.text === 'string' ? part.text : '')).join('') : '';
@@ -71,6 +76,7 @@ export const itemTypesPass: ItemPass = {
   name: 'item-types',
   run(items) {
     const findings: Finding[] = [];
+    let changed = false;
     const out: Item[] = [];
     items.forEach((item, index) => {
       const result = typed(item);
@@ -83,11 +89,13 @@ export const itemTypesPass: ItemPass = {
         );
       }
       if (result.length !== 1 || result[0] !== item) {
-        findings.push(itemFinding('item_type_inferred', index, `typed as ${result.map((r) => r.type).join(' + ')}`));
+        changed = true;
+        // `{role, content}` is OpenAI's own easy input message: typing it changes nothing the client meant.
+        if (!isEasyInputMessage(item)) findings.push(itemFinding('item_type_inferred', index, `typed as ${result.map((r) => r.type).join(' + ')}`));
       }
       out.push(...result);
     });
-    return { items: findings.length > 0 ? out : items, findings };
+    return { items: changed ? out : items, findings };
   },
 };
 

@@ -4,13 +4,17 @@ import { isFunctionCall, isFunctionOutput, isMessage, isReference, itemText, typ
 
 // History restoration (pure; the store lookups happen before, in context.ts).
 //
-// The incident: a client rebuilt every request from the first prompt plus only the latest call and
-// its output, so the model never saw the earlier tool results of the turn and started over. When a
-// request holds a function_call the gateway produced (or an output answering one) but lacks items
-// that came before it in the CURRENT turn (after the last user message), those items are spliced
-// back from the conversation the gateway stored for that call, in the order the model saw them.
-// Older turns the client dropped are its own business (compaction): never touched. An output whose
-// call is missing gets the call back from the store, or else becomes a user message.
+// What is restored is what makes the history invalid, never what a client left out of a valid one:
+// - an output whose call is missing gets the call back from the store, or else becomes a user message;
+// - a call of the current turn sent without its output gets the output back when the store has it.
+// A client whose tool items are not valid Responses items (an output or call without `type`, a
+// chat-shaped `role: tool` message or assistant `tool_calls`) is a broken client, not a careful
+// one: the incident, where such a client rebuilt every request from the first prompt plus only the
+// latest call and its untyped output, so the model never saw the earlier tool results of the turn
+// and started over. For it the whole CURRENT turn (after the last user message) is spliced back from
+// the conversation the gateway stored for that call, in the order the model saw them. Older turns
+// are never touched (compaction), and a valid history that dropped items of its own turn (to save
+// context) is left as the client sent it.
 
 export interface RestoreInput {
   /** The request's items after item repair (may hold item_reference items). */
@@ -25,7 +29,8 @@ export interface RestoreInput {
   conversations: ReadonlyMap<string, readonly Item[]>;
   /** False when the upstream holds context the gateway cannot see (an unknown previous_response_id):
    *  outputs whose call is not in the request are then left for it, untouched. */
-  convertOrphans: boolean;
+  convertOrphans: boolean;  /** The client sent malformed tool items (sentMalformedToolItems): restore its whole current turn. */
+  wholeTurn: boolean;
 }
 
 export interface RestoreResult {
@@ -101,7 +106,9 @@ function restoreTurn(input: RestoreInput, findings: Finding[]): Item[] {
   known.forEach((item, at) => keysOf(item).forEach((key) => position.has(key) || position.set(key, at)));
   // A call comes back only with its output (sent or known): an unanswered call would be refused upstream.
   const answered = (item: Item): boolean => !isFunctionCall(item) || present.has(`out:${item.call_id}`) || position.has(`out:${item.call_id}`);
-  const missing = known.map((item, at) => ({ item, at })).filter(({ item }) => answered(item) && !keysOf(item).some((key) => present.has(key)));
+  // A valid history gets back only the outputs of calls it sent unanswered.
+  const needed = (item: Item): boolean => input.wholeTurn || (isFunctionOutput(item) && present.has(`call:${item.call_id}`));
+  const missing = known.map((item, at) => ({ item, at })).filter(({ item }) => answered(item) && needed(item) && !keysOf(item).some((key) => present.has(key)));
   if (missing.length === 0) return items;
 
   // Request items keep their order; each sits at its known position (an output right after its
@@ -152,6 +159,21 @@ function fixOrphanOutputs(input: RestoreInput, findings: Finding[]): Item[] {
     out.push({ type: 'message', role: 'user', content: `[Tool result (call id ${item.call_id}); the tool call it answers is not in this conversation]\n${text}` });
   });
   return findings.length === before ? input.items : out;
+}
+
+/**
+ * The client's own `input` holds tool items that are not valid Responses items: a tool output or
+ * call without `type`, a chat-shaped `role: "tool"` message or an assistant message with
+ * `tool_calls`. Read before item repair types them.
+ */
+export function sentMalformedToolItems(input: unknown): boolean {
+  if (!Array.isArray(input)) return false;
+  return input.some((item: unknown) => {
+    if (typeof item !== 'object' || item === null) return false;
+    const fields = item as Record<string, unknown>;
+    if (fields.role === 'tool' || (fields.role === 'assistant' && Array.isArray(fields.tool_calls))) return true;
+    return fields.type === undefined && fields.call_id !== undefined;
+  });
 }
 
 function describeItem(item: Item): string {

@@ -9,7 +9,7 @@ import { bridgeCreate } from './bridge.js';
 import { isReasoningById, loadHistoryContext, type HistoryContext } from './context.js';
 import { nativeCreate, type BridgeTo } from './native.js';
 import { repairItems } from './repair-items.js';
-import { restoreHistory } from './restore.js';
+import { restoreHistory, sentMalformedToolItems } from './restore.js';
 import { isReasoning, isReference, type Item, type ResponsesRequest } from './types.js';
 import type { CreateResult, Prepared } from './prepared.js';
 
@@ -36,14 +36,14 @@ export async function createResponse(request: ResponsesRequest, input: ChatCallI
   if (context.previousUnknown && (!native || tenants)) throw errors.previousResponseNotFound(request.previous_response_id as string);
   // With a chain only the upstream knows, the gateway cannot tell what is missing: leave it alone.
   const restored = restore && !context.previousUnknown
-    ? restoreHistory({ items: repaired.items, ...context, convertOrphans: true })
+    ? restoreHistory({ items: repaired.items, ...context, convertOrphans: true, wholeTurn: sentMalformedToolItems(request.input) })
     : { items: repaired.items, findings: [] };
 
   if (options.mode === 'strict' && restored.findings.some((finding) => finding.advisory !== true)) {
     const list = restored.findings.filter((f) => f.advisory !== true).map((f, i) => `${i + 1}) input[${f.index}]: ${f.detail} [${f.kind}]`);
     throw errors.invalidRequest(`The input misses items of the current turn (strict mode, nothing was restored): ${list.join('; ')}.`, 'input', 'invalid_tool_history');
   }
-  const findings: Finding[] = [...repaired.findings, ...restored.findings];
+  const findings: Finding[] = [...repaired.findings, ...context.findings, ...restored.findings];
   input.info.repaired({ target: 'input', findings, before: Array.isArray(request.input) ? request.input : [], after: restored.items });
   if (findings.length > 0) {
     gateway.metrics.repairs(findings);
@@ -51,7 +51,9 @@ export async function createResponse(request: ResponsesRequest, input: ChatCallI
   }
   const warningsHeader = summarizeWarnings(findings);
   if (warningsHeader) logAdvisory(input.log, warningsHeader, findings);
-  const prepared: Prepared = { request, items: restored.items, previous: context.previous, repairsHeader: summarizeFindings(findings), warningsHeader, scope };
+  // What a response stored now keeps as its chain ([] after an id only the upstream knows).
+  const chain = request.previous_response_id === undefined ? undefined : context.chain;
+  const prepared: Prepared = { request, items: restored.items, previous: context.previous, repairsHeader: summarizeFindings(findings), warningsHeader, scope, chain };
   if (native) {
     prepared.native = true;
     if (tenants) prepared.items = ownReferencesOnly(prepared.items, context);
@@ -66,7 +68,7 @@ export async function createResponse(request: ResponsesRequest, input: ChatCallI
     // A fallback without native /responses is served through the bridge (not for a chain only OpenAI knows).
     const bridgeTo: BridgeTo | undefined = context.previousUnknown
       ? undefined
-      : (fallback) => bridgeCreate({ request: { ...request, model: fallback.requested }, items: resolveReferences(restored.items, context), previous: context.previous, repairsHeader: prepared.repairsHeader, warningsHeader, scope }, { ...input, target: fallback }, gateway);
+      : (fallback) => bridgeCreate({ request: { ...request, model: fallback.requested }, items: resolveReferences(restored.items, context), previous: context.previous, repairsHeader: prepared.repairsHeader, warningsHeader, scope, chain }, { ...input, target: fallback }, gateway);
     return nativeCreate(prepared, target, input, gateway, bridgeTo);
   }
   prepared.items = resolveReferences(restored.items, context);

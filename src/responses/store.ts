@@ -24,12 +24,19 @@ export interface StoredResponse {
   previousResponseId?: string;
   /** Produced by an upstream's own /responses (it knows the id and the item ids too). */
   native?: boolean;
+  /**
+   * The ids of the responses before this one, oldest first (at most responses/context.ts MAX_CHAIN - 1):
+   * its whole context is read in one more round trip. Absent on records stored by older versions.
+   */
+  chain?: string[];
 }
 
 export interface ResponseStore {
   /** Stores a response; indexes its input and output items by id and its function calls by call_id. */
   put(record: StoredResponse): Promise<void>;
   get(id: string): Promise<StoredResponse | undefined>;
+  /** Stored responses by id, without their `chain` (read per link, it would cost chain² bytes); unknown ids are absent. */
+  getMany(ids: readonly string[]): Promise<Map<string, StoredResponse>>;
   /** Removes a response and the index entries it owns; false when it was not there. */
   delete(id: string): Promise<boolean>;
   /** Stored items by id; unknown ids are absent from the map. */
@@ -139,6 +146,16 @@ export function createMemoryResponseStore(options: MemoryResponseStoreOptions): 
       async get(id) {
         const held = live(scope, id);
         return held ? structuredClone(held.record) : undefined;
+      },
+      async getMany(ids) {
+        const found = new Map<string, StoredResponse>();
+        for (const id of ids) {
+          const held = live(scope, id);
+          if (!held) continue;
+          const { chain: _chain, ...record } = held.record;
+          found.set(id, structuredClone(record));
+        }
+        return found;
       },
       async delete(id) {
         // An expired response is not there: get() drops it (and its index entries) and says so.

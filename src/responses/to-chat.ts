@@ -1,11 +1,12 @@
 import type { ChatMessage, ChatRequest, ContentPart as ChatPart, ToolCall, ToolChoice, ToolDefinition } from '../api/chat-types.js';
 import { errors } from '../errors.js';
-import { isFunctionCall, isFunctionOutput, isMessage, isRecord, itemText, type ContentPart, type FunctionTool, type Item, type ResponsesRequest } from './types.js';
+import { isFunctionCall, isFunctionOutput, isMessage, isReasoning, isRecord, itemText, type ContentPart, type FunctionTool, type Item, type ReasoningItem, type ResponsesRequest } from './types.js';
 
 // Responses → Chat Completions, for every upstream without a native /responses: items become
-// messages (function_call → assistant tool_calls, function_call_output → tool messages),
-// reasoning items are dropped (no chat upstream takes them back), and request fields map to their
-// chat twins. References must be resolved before this runs.
+// messages (function_call → assistant tool_calls, function_call_output → tool messages), a
+// reasoning item's text becomes the `reasoning_content` of the assistant message that follows it
+// (its encrypted_content is OpenAI's own: no chat upstream can read it), and request fields map to
+// their chat twins. References must be resolved before this runs.
 
 export interface ToChatOptions {
   /** Named in errors for what the bridge cannot carry. */
@@ -48,27 +49,41 @@ export function toChatMessages(items: readonly Item[], options: ToChatOptions, p
   const out: ChatMessage[] = [];
   /** The assistant message function calls join: the last one, unless results came after it. */
   let open: ChatMessage | null = null;
+  /** Reasoning text waiting for the assistant message it came with. */
+  let reasoning = '';
+  const withReasoning = (message: ChatMessage): ChatMessage => {
+    if (reasoning === '') return message;
+    const joined: ChatMessage = { ...message, reasoning_content: reasoning };
+    reasoning = '';
+    return joined;
+  };
   items.forEach((item, index) => {
     if (isMessage(item)) {
       if (item.role === 'assistant') {
-        open = { role: 'assistant', content: itemText(item.content) };
+        open = withReasoning({ role: 'assistant', content: itemText(item.content) });
         out.push(open);
         return;
       }
       open = null;
+      reasoning = '';
       out.push({ role: item.role, content: toChatContent(item.content) });
     } else if (isFunctionCall(item)) {
       const call: ToolCall = { id: item.call_id, type: 'function', function: { name: item.name, arguments: item.arguments } };
       if (open === null) {
-        open = { role: 'assistant', content: null, tool_calls: [] };
+        open = withReasoning({ role: 'assistant', content: null, tool_calls: [] });
         out.push(open);
+      } else if (reasoning !== '') {
+        // More reasoning before a further call of the same step: it joins that step's message.
+        open.reasoning_content = `${typeof open.reasoning_content === 'string' ? `${open.reasoning_content}\n\n` : ''}${reasoning}`;
+        reasoning = '';
       }
       open.tool_calls = [...(open.tool_calls ?? []), call];
     } else if (isFunctionOutput(item)) {
       out.push({ role: 'tool', tool_call_id: item.call_id, content: typeof item.output === 'string' ? item.output : itemText(item.output) });
       if (open?.tool_calls?.length) open = null;
-    } else if (item.type === 'reasoning') {
-      // Reasoning stays with the upstream that produced it.
+    } else if (isReasoning(item)) {
+      const text = reasoningText(item);
+      if (text !== '') reasoning = reasoning === '' ? text : `${reasoning}\n\n${text}`;
     } else if (item.type === 'item_reference') {
       if (!options.lenient) throw errors.itemNotFound(String(item.id), `${param}[${index}]`);
     } else if (!options.lenient) {
@@ -80,6 +95,13 @@ export function toChatMessages(items: readonly Item[], options: ToChatOptions, p
     }
   });
   return out;
+}
+
+/** A reasoning item's readable text: its reasoning_text content, else its summary ('' for encrypted-only). */
+function reasoningText(item: ReasoningItem): string {
+  const content = Array.isArray(item.content) ? itemText(item.content) : '';
+  if (content !== '') return content;
+  return Array.isArray(item.summary) ? itemText(item.summary) : '';
 }
 
 /** Responses content → chat content: a string stays, text parts become `text`, images `image_url`. */

@@ -1,21 +1,41 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { gatewayKeyOf } from '../auth/guard.js';
+import { errors } from '../errors.js';
 import type { Gateway } from '../gateway.js';
+import type { ResolvedModel } from '../routing/router.js';
 
-// OpenAI list shape. Lists the configured friendly names; any "<provider>/<id>" also works.
+// OpenAI list shape. Lists the configured friendly names the caller's gateway key may use.
+// GET /v1/models/<id> answers for what the gateway can vouch for: a configured name, the
+// `<provider>/<id>` a configured name resolves to, or an id its provider lists (the simulator's);
+// anything else, or a model outside the key's globs, is 404 model_not_found, as OpenAI answers.
+// Chat and Responses still accept any `<provider>/<id>`: the upstream decides there.
 export function registerModels(app: FastifyInstance, gateway: Gateway): void {
   const created = Math.floor(Date.now() / 1000);
-  const data = gateway.router.listModels().map((model) => ({
-    id: model.id,
-    object: 'model' as const,
-    created,
-    owned_by: model.provider,
+  const entry = (id: string, provider: string): { id: string; object: 'model'; created: number; owned_by: string } => ({ id, object: 'model', created, owned_by: provider });
+  const listed = gateway.router.listModels().map((model) => ({ model: entry(model.id, model.provider), resolved: gateway.router.resolve(model.id) }));
+  const targets = new Set(listed.map(({ resolved }) => `${resolved.provider.settings.name}/${resolved.upstreamModel}`));
+  const allowed = (request: FastifyRequest, resolved: ResolvedModel): boolean => gatewayKeyOf(request)?.allows(resolved) ?? true;
+
+  app.get('/v1/models', { config: { endpoint: 'models' } }, async (request) => ({
+    object: 'list',
+    data: listed.filter(({ resolved }) => allowed(request, resolved)).map(({ model }) => model),
   }));
-  app.get('/v1/models', { config: { endpoint: 'models' } }, async () => ({ object: 'list', data }));
   app.get<{ Params: { '*': string } }>('/v1/models/*', { config: { endpoint: 'models' } }, async (request) => {
     const id = request.params['*'];
-    const listed = data.find((model) => model.id === id);
-    if (listed) return listed;
-    const resolved = gateway.router.resolve(id); // throws model_not_found
-    return { id, object: 'model', created, owned_by: resolved.provider.settings.name };
+    const configured = listed.find(({ model }) => model.id === id);
+    const resolved = configured?.resolved ?? vouchedFor(gateway, id, targets);
+    if (!resolved || !allowed(request, resolved)) throw errors.modelNotFound(id);
+    return configured?.model ?? entry(id, resolved.provider.settings.name);
   });
+}
+
+/** A `<provider>/<id>` the gateway knows to exist: a configured model's target, or listed by its provider. */
+function vouchedFor(gateway: Gateway, id: string, targets: ReadonlySet<string>): ResolvedModel | undefined {
+  let resolved: ResolvedModel;
+  try {
+    resolved = gateway.router.resolve(id);
+  } catch {
+    return undefined;
+  }
+  return targets.has(id) || resolved.provider.models?.includes(resolved.upstreamModel) === true ? resolved : undefined;
 }

@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ClientAbort, type AbortSignalLike } from '../client-abort.js';
 import { classifyFailure, logFailure } from '../resilience/index.js';
+import type { ErrorBody } from '../errors.js';
 import type { Endpoint } from '../metrics/index.js';
 import { newRequestInfo, type RequestInfo } from '../pipeline/request-info.js';
 import type { ResolvedModel } from '../routing/router.js';
@@ -10,6 +11,10 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The endpoint a route serves (metrics label, access log); routes without one are `other`. */
     endpoint?: Endpoint;
+    /** Renders this route's error bodies (the app's error handler calls it); OpenAI's shape otherwise. */
+    errorBody?: (body: ErrorBody, status: number, requestId: string) => unknown;
+    /** The gateway key may come as `x-api-key` (Anthropic's clients); elsewhere only as Authorization: Bearer. */
+    apiKeyHeader?: boolean;
   }
 }
 
@@ -23,10 +28,10 @@ export function endpointOf(request: FastifyRequest): Endpoint {
   return request.routeOptions.config?.endpoint ?? 'other';
 }
 
-/** Chat and Responses creation: the routes whose body names a model the pipeline calls. */
+/** Chat, Responses and Messages creation: the routes whose body names a model the pipeline calls. */
 export function isPipelineRoute(request: FastifyRequest): boolean {
   const endpoint = endpointOf(request);
-  return request.method === 'POST' && (endpoint === 'chat_completions' || endpoint === 'responses');
+  return request.method === 'POST' && (endpoint === 'chat_completions' || endpoint === 'responses' || endpoint === 'messages');
 }
 
 /** The body's model, resolved once by the guards' preHandler; later steps read it from here. */

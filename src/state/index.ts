@@ -4,6 +4,7 @@ import type { GatewayConfig } from '../config/schema.js';
 import { MemoryLedger } from '../ledger/memory.js';
 import { createMemoryResponseStore } from '../responses/store.js';
 import { ledgerBudget, responsesBudget, type GatewayState } from './gateway-state.js';
+import type { Readiness } from '../routes/health.js';
 
 // Where the gateway keeps state: in memory (default, one instance) or on Redis (several
 // instances behind a load balancer share the call ledger, the Responses store and the
@@ -20,4 +21,11 @@ export async function createState(config: GatewayConfig, log: Logger): Promise<G
   // Loaded only when configured: a single instance never pays for the Redis client.
   const { createRedisState } = await import('./redis-state.js');
   return createRedisState(config, log);
+}
+
+/** What /readyz and /healthz read of the state backend (nothing for memory state). */
+export function stateReadiness(state: GatewayState, config: GatewayConfig['state']): Pick<Readiness, 'state'> {
+  const redis = state.redis;
+  if (!redis) return {};
+  return { state: { backend: 'redis', connected: () => redis.status === 'ready', requiredForReadiness: config.requiredForReadiness } };
 }

@@ -8,6 +8,8 @@ import { ANONYMOUS_SCOPE, redisScopePrefix } from './scope.js';
 //   <prefix>resp:<id>       → the stored record (JSON)
 //   <prefix>item:<item id>  → hash {r: owning response id, i: item JSON}
 //   <prefix>call:<call id>  → the response whose output holds that function call
+//   <prefix>chain:<id>      → the ids of the responses before it (JSON), apart from the record so
+//                             that reading a chain's records does not read every link's chain too
 // all with the ledger TTL. Writes and deletes are Lua scripts, so an item index never points at
 // half a response. Output items belong to their response (overwritten); echoed input items keep
 // the first response that had them (set only when absent), as in memory.
@@ -19,7 +21,9 @@ import { ANONYMOUS_SCOPE, redisScopePrefix } from './scope.js';
 const PUT = `
 local prefix, id, ttl = ARGV[1], ARGV[2], ARGV[3]
 redis.call('SET', prefix .. 'resp:' .. id, ARGV[4], 'PX', ttl)
-local i = 5
+if ARGV[5] == '' then redis.call('DEL', prefix .. 'chain:' .. id)
+else redis.call('SET', prefix .. 'chain:' .. id, ARGV[5], 'PX', ttl) end
+local i = 6
 for _ = 1, tonumber(ARGV[i]) do
   local key = prefix .. 'item:' .. ARGV[i + 1]
   redis.call('DEL', key)
@@ -46,6 +50,7 @@ return 1`;
 const DELETE = `
 local prefix, id = ARGV[1], ARGV[2]
 if redis.call('DEL', prefix .. 'resp:' .. id) == 0 then return 0 end
+redis.call('DEL', prefix .. 'chain:' .. id)
 local i = 3
 for _ = 1, tonumber(ARGV[i]) do
   local key = prefix .. 'item:' .. ARGV[i + 1]
@@ -99,8 +104,10 @@ export class RedisResponseStore implements ResponseStore {
     }
     const input: string[] = [];
     for (const item of record.input) if (typeof item.id === 'string') input.push(item.id, JSON.stringify(item));
-    const json = JSON.stringify(record);
-    if (!this.cap.admits(wireBytes([json, ...output, ...input, ...calls]))) return;
+    const { chain, ...rest } = record;
+    const json = JSON.stringify(rest);
+    const chainJson = chain === undefined ? '' : JSON.stringify(chain);
+    if (!this.cap.admits(wireBytes([json, chainJson, ...output, ...input, ...calls]))) return;
     await this.client.eval(
       PUT,
       0,
@@ -108,6 +115,7 @@ export class RedisResponseStore implements ResponseStore {
       id,
       String(Math.max(1, Math.floor(this.options.ttlMs))),
       json,
+      chainJson,
       String(output.length / 2),
       ...output,
       String(input.length / 2),
@@ -118,8 +126,21 @@ export class RedisResponseStore implements ResponseStore {
   }
 
   async get(id: string): Promise<StoredResponse | undefined> {
-    const text = await this.client.get(`${this.prefix}resp:${id}`);
-    return text === null ? undefined : (JSON.parse(text) as StoredResponse);
+    const [text, chain] = await this.client.mget(`${this.prefix}resp:${id}`, `${this.prefix}chain:${id}`);
+    if (typeof text !== 'string') return undefined;
+    const record = JSON.parse(text) as StoredResponse;
+    if (typeof chain === 'string') record.chain = JSON.parse(chain) as string[];
+    return record;
+  }
+
+  async getMany(ids: readonly string[]): Promise<Map<string, StoredResponse>> {
+    const found = new Map<string, StoredResponse>();
+    if (ids.length === 0) return found;
+    const texts = await this.client.mget(...ids.map((id) => `${this.prefix}resp:${id}`));
+    texts.forEach((text, index) => {
+      if (typeof text === 'string') found.set(ids[index], JSON.parse(text) as StoredResponse);
+    });
+    return found;
   }
 
   async delete(id: string): Promise<boolean> {

@@ -1,27 +1,25 @@
 import { RepairBudget } from '../repair/bounded-json.js';
-import { FuzzyBudget } from '../toolcalls/names.js';
 import { ANONYMOUS_SCOPE, scopeOf } from './scope.js';
 
 // Best-effort work with a worst case far above its usual cost (jsonrepair on broken arguments,
-// fuzzy tool-name matching) is paid from token buckets, one set per tenant scope, so one gateway
-// key sending crafted input spends only its own: every other key's repairs and name matches go on.
+// schema compiles) is paid from token buckets, one set per tenant scope, so one gateway key sending
+// crafted input spends only its own: every other key's repairs go on.
 //
 // The store is a Map built once from the configured gateway keys (fixed for the app's life) plus
 // the anonymous scope: its size is set by config, never by requests. A scope outside that list
 // (none reaches the routes: authentication only admits configured keys) shares one extra set, so
 // the store never grows. The process's worst case is therefore (configured keys + 2) × one bucket:
 // per tenant a burst of 2 worst-case repairs then one per 100 ms (and 50 ms of measured time, then a
-// tenth of the event loop), 64 K characters of new schemas then 16 per ms, a 32 KB repair memo, and
-// 4,000,000 edit-distance cells then 2,000 per ms (bounded-json.ts, names.ts).
+// tenth of the event loop), 64 K characters of new schemas then 16 per ms, and a 32 KB repair memo
+// (bounded-json.ts).
 
 /** What one tenant may spend on best-effort work. */
 export interface WorkBudgets {
   repair: RepairBudget;
-  fuzzy: FuzzyBudget;
 }
 
 export function createWorkBudgets(): WorkBudgets {
-  return { repair: new RepairBudget(), fuzzy: new FuzzyBudget() };
+  return { repair: new RepairBudget() };
 }
 
 export class WorkBudgetStore {

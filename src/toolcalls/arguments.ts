@@ -1,9 +1,9 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { LRUCache } from 'lru-cache';
+import type { ErrorObject } from 'ajv';
 import { isRecord } from '../is-record.js';
-import { bracketDepth, type RepairBudget, repairJsonBounded, THIS_KEY, valueDepth } from '../repair/bounded-json.js';
-import { jsonShape, sameJson, type JsonShape } from './json-shape.js';
-import { linearFormats, linearRegExp, unsupportedPatterns } from './linear-regexp.js';
+import { bracketDepth, type RepairBudget, repairJsonBounded, valueDepth } from '../repair/bounded-json.js';
+import { validatorFor } from './schema-validators.js';
+
+export { type CompiledSchema, MAX_SCHEMA_CHARS, validatorFor } from './schema-validators.js';
 
 // Tool-call arguments always leave the gateway as the text of a JSON object. What models send
 // ranges from objects to double-encoded strings to almost-JSON; this module turns it into the
@@ -17,16 +17,11 @@ import { linearFormats, linearRegExp, unsupportedPatterns } from './linear-regex
 // paid from the budget of the request's tenant, which every caller passes in;
 // schema regexes run in a linear-time engine (linear-regexp.ts); arguments over
 // MAX_VALIDATED_CHARS or nested deeper than MAX_ARGUMENT_DEPTH, and schemas over
-// MAX_SCHEMA_CHARS, are not schema-checked. What was not checked is listed in `unchecked`.
+// MAX_SCHEMA_CHARS (schema-validators.ts, which keeps the compiled validators), are not
+// schema-checked. What was not checked is listed in `unchecked`.
 
 /** Arguments longer than this (characters of JSON) are passed on without a schema check. */
 export const MAX_VALIDATED_CHARS = 262_144;
-/**
- * Schemas whose JSON text is longer than this are not compiled: ajv generates code per schema, 3–7 µs
- * per character on a 2-core machine (busy or not), so one compile at this size holds the event loop
- * ~50–110 ms (it was 64 KB: 200–450 ms).
- */
-export const MAX_SCHEMA_CHARS = 16_384;
 /** Arguments nested deeper than this are kept as text (wrapped), never walked or re-serialized. */
 export const MAX_ARGUMENT_DEPTH = 256;
 
@@ -158,113 +153,6 @@ function isSchemaObject(schema: unknown): schema is JsonRecord {
 
 // ---- validation -------------------------------------------------------------------------------
 
-// Client regexes run in RE2 (see linear-regexp.ts), formats too.
-const ajv = new Ajv({ strict: false, allErrors: true, validateSchema: false, code: { regExp: linearRegExp }, formats: linearFormats() });
-
-export interface CompiledSchema {
-  validate?: ValidateFunction;
-  /** Parts of the schema that are not checked (patterns RE2 cannot run, a size limit). */
-  unchecked: string[];
-}
-
-/**
- * The last schema object looked up and its validator: the calls of one answer to the same tool
- * (validated one after another) look it up once. One slot, not a WeakMap entry or a property per
- * schema object (every request brings new objects). Schemas that are equal but new objects share
- * by their text.
- */
-let last: { schema: JsonRecord; compiled: CompiledSchema } | undefined;
-// Keyed by the schema's JSON text itself (a Map hashes it faster than a digest would, and equal
-// text is exactly what may share a validator). Bounded in bytes: the key plus the compiled
-// validator, a few times its schema's text, are counted as twice the text.
-const byText = new LRUCache<string, CompiledSchema & { size: number }>({ max: 2000, maxSize: 16 * 1024 * 1024, sizeCalculation: (entry) => entry.size });
-
-/**
- * The schemas looked up most recently, as private shapes built from their text, newest first:
- * every request brings its tools' schemas as new objects, and comparing one with a shape (an
- * early exit at the first difference, nothing allocated) costs less than serializing it to find
- * its text. A match means the same JSON text (sameJson), so the same validator.
- */
-const RECENT_SCHEMAS = 16;
-/** Schemas longer than this (characters of JSON) are not kept for comparison: the ring stays small. */
-const RECENT_SCHEMA_CHARS = 8192;
-const recent: Array<{ shape: JsonShape; compiled: CompiledSchema }> = [];
-
-/**
- * The validator of `schema`, compiled at most once per schema text. A compile is paid from the
- * tenant's budget by the schema's length (ajv generates code: 3–7 µs per character of schema); when
- * the budget cannot pay, a new schema is not compiled and its arguments go unchecked, said so.
- */
-export function validatorFor(schema: JsonRecord, budget: RepairBudget): CompiledSchema {
-  if (last?.schema === schema) return last.compiled;
-  for (let i = 0; i < recent.length; i++) {
-    if (sameJson(schema, recent[i].shape)) {
-      last = { schema, compiled: recent[i].compiled };
-      return recent[i].compiled;
-    }
-  }
-  const text = JSON.stringify(schema);
-  let compiled: CompiledSchema | undefined;
-  if (text.length > MAX_SCHEMA_CHARS) {
-    compiled = { unchecked: [`a parameters schema of ${text.length} characters is over the schema-check limit of ${MAX_SCHEMA_CHARS}`] };
-  } else {
-    // get() already marks a cached entry as recently used: set only what is new.
-    compiled = byText.get(text);
-    if (compiled === undefined) {
-      // Not kept anywhere: the schema is compiled once the budget refills.
-      if (!budget.takeCompile(text.length)) return COMPILE_BUSY;
-      const entry = { ...compile(schema), size: 2 * Math.max(1, text.length) };
-      byText.set(text, entry);
-      compiled = entry;
-    }
-  }
-  if (text.length <= RECENT_SCHEMA_CHARS) {
-    recent.unshift({ shape: jsonShape(text), compiled });
-    if (recent.length > RECENT_SCHEMAS) recent.pop();
-  }
-  last = { schema, compiled };
-  return compiled;
-}
-
-const COMPILE_BUSY: CompiledSchema = {
-  unchecked: [`the parameters schema is not checked: the schema-check budget of ${THIS_KEY} is used up for now`],
-};
-
-function compile(schema: JsonRecord): CompiledSchema {
-  // `$schema` (2020-12 etc.) and `$id` would make ajv look up meta-schemas or refuse duplicates;
-  // the keywords tool schemas use are the same across drafts.
-  const { $schema: _schema, $id: _id, ...rest } = schema;
-  unsupportedPatterns.length = 0;
-  try {
-    const validate = ajv.compile(rest);
-    const unsupported = [...unsupportedPatterns];
-    const unchecked = unsupported.map((pattern) => `pattern ${JSON.stringify(pattern.slice(0, 100))} is not checked (lookaround or backreference: no linear-time match)`);
-    // An unchecked pattern "matches" everything: right for `pattern`, wrong for patternProperties
-    // (its subschema would apply to every property, and coercion would act on it): no check then.
-    if (unsupported.length > 0 && patternPropertyKeys(rest).some((key) => unsupported.includes(key))) {
-      return { unchecked: [...unchecked, 'the parameters schema is not checked: a patternProperties pattern cannot run in linear time'] };
-    }
-    return { validate, unchecked };
-  } catch {
-    return { unchecked: ['the parameters schema could not be compiled'] };
-  } finally {
-    unsupportedPatterns.length = 0;
-  }
-}
-
-/** Every patternProperties key anywhere in a schema (iterative walk). */
-function patternPropertyKeys(schema: JsonRecord): string[] {
-  const keys: string[] = [];
-  const stack: unknown[] = [schema];
-  while (stack.length > 0) {
-    const node = stack.pop();
-    if (typeof node !== 'object' || node === null) continue;
-    if (!Array.isArray(node) && isRecord((node as JsonRecord).patternProperties)) keys.push(...Object.keys((node as JsonRecord).patternProperties as JsonRecord));
-    stack.push(...(Array.isArray(node) ? node : Object.values(node)));
-  }
-  return keys;
-}
-
 function describeError(error: ErrorObject): string {
   return `${error.instancePath || '/'} ${error.message ?? error.keyword}`;
 }
@@ -311,10 +199,12 @@ function convertValue(value: unknown, wanted: string[]): unknown {
   return NO_CONVERSION;
 }
 
+// Keys come from the model's arguments: only own properties are read, and a write defines the
+// property (a key named `__proto__` stays data, never a prototype).
 function readPath(root: unknown, path: string[]): unknown {
   let node = root;
   for (const key of path) {
-    if (typeof node !== 'object' || node === null) return undefined;
+    if (typeof node !== 'object' || node === null || !Object.hasOwn(node, key)) return undefined;
     node = (node as Record<string, unknown>)[key];
   }
   return node;
@@ -322,5 +212,5 @@ function readPath(root: unknown, path: string[]): unknown {
 
 function writePath(root: JsonRecord, path: string[], value: unknown): void {
   const parent = readPath(root, path.slice(0, -1));
-  if (typeof parent === 'object' && parent !== null) (parent as Record<string, unknown>)[path[path.length - 1]] = value;
+  if (typeof parent === 'object' && parent !== null) Object.defineProperty(parent, path[path.length - 1], { value, writable: true, enumerable: true, configurable: true });
 }

@@ -68,10 +68,12 @@ export interface ScanOutcome {
 }
 
 /** Whole-text parse with the given formats (the same engine the stream extractor runs). */
-export function scanWholeText(text: string, ctx: ParseContext, formats: readonly ToolCallFormat[], reasoningMode: ReasoningMode = 'content'): ScanOutcome {
+/** `cutOff`: the upstream stopped the answer mid-way; what is open at the end stays text (as CallScanner.endCutOff). */
+export function scanWholeText(text: string, ctx: ParseContext, formats: readonly ToolCallFormat[], reasoningMode: ReasoningMode = 'content', cutOff = false): ScanOutcome {
   const scanner = new CallScanner(ctx, formats);
   const assembler = new ContentAssembler(reasoningMode);
-  const pieces = scanner.push(text, true).flatMap((segment) => assembler.push(segment));
+  const segments = cutOff ? [...scanner.push(text, false), ...scanner.endCutOff()] : scanner.push(text, true);
+  const pieces = segments.flatMap((segment) => assembler.push(segment));
   pieces.push(...assembler.end());
   const calls: ParsedCall[] = [];
   let content = '';

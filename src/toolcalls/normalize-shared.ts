@@ -1,4 +1,5 @@
 import type { ChatChunk } from '../api/chat-types.js';
+import { isRecord } from '../is-record.js';
 import { fixArguments } from './arguments.js';
 import type { NameCodec } from './name-encoding.js';
 import type { ReasoningMode } from './reasoning.js';
@@ -20,6 +21,10 @@ export interface NormalizeContext extends ParseContext {
    * ('content', the default), moved to `reasoning_content` ('split'), or removed ('drop').
    */
   reasoning?: ReasoningMode;
+  /** The provider that answered, named in a 502 for an answer that cannot be read. */
+  provider?: string;
+  /** The client used the legacy `functions` protocol: calls go out as `function_call`, finish_reason "function_call". */
+  legacyFunctions?: boolean;
 }
 
 export interface NormalizeReport {
@@ -40,6 +45,8 @@ export interface NormalizeReport {
   format?: string;
   /** What the tools' schemas could not check in these calls' arguments (distinct, at most MAX_UNCHECKED_NOTES). */
   unchecked: string[];
+  /** The upstream cut the answer off (finish_reason `length` or `content_filter`): kept so, and said so. */
+  cutOff: boolean;
 }
 
 /** A schema's unchecked parts are the same for every call to its tool: a few notes say it all. */
@@ -61,7 +68,7 @@ export interface StreamNormalizer {
 }
 
 export function createReport(): NormalizeReport {
-  return { mode: 'none', toolCalls: 0, aliased: [], unknownNames: 0, invalidArguments: 0, repairedArguments: 0, malformedCalls: 0, unchecked: [] };
+  return { mode: 'none', toolCalls: 0, aliased: [], unknownNames: 0, invalidArguments: 0, repairedArguments: 0, malformedCalls: 0, unchecked: [], cutOff: false };
 }
 
 /** The client-facing name for a name the upstream (or the model's text) used, noting aliasing and unknown names. */
@@ -71,7 +78,8 @@ export function resolveCallName(upstreamName: string, ctx: NormalizeContext, rep
   const detailed = ctx.resolveNameDetailed?.(decoded);
   const name = detailed ? detailed.name : detailed === null ? null : ctx.resolveName(decoded);
   if (name === null) {
-    report.unknownNames++;
+    // With no tools declared there is nothing to compare against: the name is passed on, not counted.
+    if (ctx.tools.size > 0) report.unknownNames++;
     return decoded;
   }
   const how: NameMatchKind = detailed?.how ?? (name === decoded ? 'exact' : 'normalized');
@@ -95,7 +103,44 @@ export function noteTextCallName(calledName: string | undefined, name: string, c
   if (how !== 'exact') report.aliased.push({ from: decoded, to: name, how });
 }
 
-/** Repaired, validated arguments for a call to `name`; counts problems in the report. */
+/** Native arguments as sent (see nativeArgumentsText), checked against the tool's schema for the report only. */
+export function checkNativeArguments(text: string, name: string, ctx: NormalizeContext, report: NormalizeReport): void {
+  const tool = ctx.tools.get(name);
+  if (!tool) return;
+  // Checked as sent: what is not a JSON object is invalid (no repair is tried, none would be applied).
+  const value = parsedObject(text);
+  if (value === undefined) {
+    report.invalidArguments++;
+    return;
+  }
+  const checked = fixArguments(value, tool.function.parameters, ctx.repairBudget);
+  if (checked.errors.length > 0 || checked.coerced) report.invalidArguments++;
+  if (checked.unchecked.length > 0) noteUnchecked(report, checked.unchecked);
+}
+
+function parsedObject(text: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return isRecord(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The x-toolgate-warnings entries an answer adds (`kind=count`, as the repair step writes them):
+ * what the client should know although toolgate changed nothing. Undefined when there is none.
+ */
+export function answerWarnings(report: NormalizeReport): string | undefined {
+  const parts: string[] = [];
+  if (report.cutOff) parts.push('answer_cut_off=1');
+  if (report.unknownNames > 0) parts.push(`unknown_tool_name=${report.unknownNames}`);
+  if (report.invalidArguments > 0) parts.push(`invalid_tool_arguments=${report.invalidArguments}`);
+  if (report.malformedCalls > 0) parts.push(`malformed_text_call=${report.malformedCalls}`);
+  return parts.length > 0 ? parts.join(',') : undefined;
+}
+
+/** Repaired, validated arguments for a call to `name` (built by toolgate from text); counts problems in the report. */
 export function fixCallArguments(raw: unknown, name: string, ctx: NormalizeContext, report: NormalizeReport): string {
   const fixed = fixArguments(raw, ctx.tools.get(name)?.function.parameters, ctx.repairBudget);
   if (fixed.errors.length > 0) report.invalidArguments++;

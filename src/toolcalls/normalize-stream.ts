@@ -1,62 +1,44 @@
 import type { ChatChunk, ChunkChoice, ChunkDelta, ToolCallDelta } from '../api/chat-types.js';
-import { fixArguments } from './arguments.js';
 import { ToolCallIdFixer, newToolCallId } from './ids.js';
+import { emptyArguments, finishReasonFor, isCutOff, startsNewCall, upstreamIndex, usableId } from './normalize-decisions.js';
 import {
   type NormalizeContext,
   type NormalizeReport,
   type StreamNormalizer,
+  checkNativeArguments,
   createReport,
   fixCallArguments,
   noteTextCallName,
-  noteUnchecked,
   parseContextOf,
   resolveCallName,
 } from './normalize-shared.js';
+import { type ChunkHeader, chunkLike, isBlank, toLegacyPiece, withRole, withToolCalls } from './normalize-stream-pieces.js';
 import { type ExtractorEvent, ToolCallStreamExtractor } from './stream-extractor.js';
-import { CountingNormalizer } from './normalize-stream-counting.js';
 import { TextBuilder } from './text-builder.js';
 
-// The streaming twin of normalizeCompletion. Prose goes out as it arrives (the text extractor
-// holds back only what could start a call); native tool_call deltas pass through with names
-// decoded/aliased (a call's deltas wait until its name is complete) and ids made usable; calls
-// written in text go out as OpenAI tool_call deltas (a header delta with id, type, full name and
-// arguments "", then the arguments); the choice's last chunk says finish_reason "tool_calls".
+// The streaming twin of normalizeCompletion, by the same decisions (normalize-decisions.ts). Prose
+// goes out as it arrives (the text extractor holds back only what could start a call); native
+// tool_call deltas pass through with names decoded/aliased (a call's deltas wait until its name is
+// complete), ids made usable and indices 0..n-1 in the order the calls appear; calls written in
+// text go out as OpenAI tool_call deltas (a header delta with id, type, full name and arguments "",
+// then the arguments); the first delta of a choice carries the role; the choice's last chunk says
+// finish_reason "tool_calls" unless the upstream cut the answer off, and says it once.
 // Usage-only chunks and chunks needing no change pass through as the same objects.
-
-export interface NormalizedStream {
-  chunks: AsyncIterable<ChatChunk>;
-  /** Filled in as the stream is read; complete once it ends. */
-  report: NormalizeReport;
-}
 
 export type { StreamNormalizer } from './normalize-shared.js';
 
 export function createStreamNormalizer(ctx: NormalizeContext): StreamNormalizer {
-  const passThrough = ctx.tools.size === 0 && (ctx.reasoning ?? 'content') === 'content';
-  return passThrough ? new CountingNormalizer() : new ChunkNormalizer(ctx);
-}
-
-export function normalizeStream(chunks: AsyncIterable<ChatChunk>, ctx: NormalizeContext): NormalizedStream {
-  const normalizer = createStreamNormalizer(ctx);
-  return { chunks: normalized(chunks, normalizer), report: normalizer.report };
-}
-
-async function* normalized(chunks: AsyncIterable<ChatChunk>, normalizer: StreamNormalizer): AsyncGenerator<ChatChunk> {
-  const out: ChatChunk[] = [];
-  for await (const chunk of chunks) {
-    normalizer.push(chunk, out);
-    yield* out.splice(0);
-  }
-  normalizer.end(out);
-  yield* out;
+  return new ChunkNormalizer(ctx);
 }
 
 interface NativeCall {
   outIndex: number;
   upstreamId?: string;
   name: string;
-  /** Arguments seen so far (validated at the end for the report). */
+  /** Arguments seen so far (checked at the end for the report). */
   args: TextBuilder;
+  /** Some fragment held more than whitespace (else the client gets `{}` at the end). */
+  hasArgs: boolean;
   released: boolean;
   clientName: string;
   clientId: string;
@@ -68,9 +50,11 @@ class ChoiceState {
   /** Every native call, also those a later call on the same upstream index replaced in `native` (the report checks them all). */
   readonly nativeCalls: NativeCall[] = [];
   readonly ids = new ToolCallIdFixer();
-  private readonly usedIndices = new Set<number>();
+  private nextIndex = 0;
   calls = 0;
   finished = false;
+  /** The client got this choice's first delta (with its role). */
+  roleSent = false;
 
   constructor(ctx: NormalizeContext) {
     const reasoning = ctx.reasoning ?? 'content';
@@ -80,12 +64,9 @@ class ChoiceState {
     }
   }
 
-  /** Native calls keep their index unless it is taken; text calls take the next free one. */
-  allocateIndex(wanted?: number): number {
-    let index = wanted !== undefined && !this.usedIndices.has(wanted) ? wanted : 0;
-    while (this.usedIndices.has(index)) index++;
-    this.usedIndices.add(index);
-    return index;
+  /** The client's index of the next call: 0..n-1 in the order calls appear, whatever the upstream numbered. */
+  allocateIndex(): number {
+    return this.nextIndex++;
   }
 }
 
@@ -103,6 +84,7 @@ class ChunkNormalizer implements StreamNormalizer {
   private stateOf(index: number): ChoiceState {
     let state = this.states.get(index);
     if (!state) {
+      upstreamIndex(index, 'choices[].index', this.ctx.provider);
       state = new ChoiceState(this.ctx);
       this.states.set(index, state);
     }
@@ -117,8 +99,11 @@ class ChunkNormalizer implements StreamNormalizer {
         out?.push(chunk);
         continue;
       }
+      const made: ChatChunk[] = [];
+      this.changed(chunk, made);
+      if (out === undefined && made.length === 1 && made[0] === chunk) continue;
       out ??= batch.slice(0, i);
-      this.changed(chunk, out);
+      out.push(...made);
     }
     return out ?? batch;
   }
@@ -135,7 +120,9 @@ class ChunkNormalizer implements StreamNormalizer {
     // The usual case, without the bookkeeping for several choices.
     const choice = chunk.choices[0];
     const state = this.stateOf(choice.index);
-    if (!passesUnchanged(choice, state) && !passesAsFragment(choice, state)) return false;
+    if (!state.roleSent && choice.delta.role !== 'assistant') return false;
+    if (!passesUnchanged(choice, state) && (this.ctx.legacyFunctions === true || !passesAsFragment(choice, state))) return false;
+    state.roleSent = true;
     this.noteLast(chunk);
     return true;
   }
@@ -150,22 +137,11 @@ class ChunkNormalizer implements StreamNormalizer {
   /** What push appends for a chunk passes() did not let through. */
   private changed(chunk: ChatChunk, out: ChatChunk[]): void {
     this.noteLast(chunk);
-    if (chunk.choices.length === 1) {
-      const choice = chunk.choices[0];
-      const state = this.stateOf(choice.index);
-      const pieces = normalizeChoice(choice, state, this.ctx, this.report);
-      if (pieces.length === 1 && pieces[0] === choice) out.push(chunk);
-      else if (pieces.length > 0) {
-        out.push({ ...chunk, choices: [pieces[0]] });
-        for (let i = 1; i < pieces.length; i++) out.push(chunkLike(chunk, pieces[i]));
-      }
-      return;
-    }
     const main: ChunkChoice[] = [];
     const extra: ChunkChoice[] = [];
     let changed = false;
     for (const choice of chunk.choices) {
-      const pieces = normalizeChoice(choice, this.stateOf(choice.index), this.ctx, this.report);
+      const pieces = this.piecesOf(choice);
       if (pieces.length !== 1 || pieces[0] !== choice) changed = true;
       if (pieces.length > 0) main.push(pieces[0]);
       extra.push(...pieces.slice(1));
@@ -174,8 +150,32 @@ class ChunkNormalizer implements StreamNormalizer {
       out.push(chunk);
       return;
     }
-    if (main.length > 0) out.push({ ...chunk, choices: main });
+    // A chunk whose choices all came to nothing still carries its usage.
+    if (main.length > 0 || (chunk.usage !== undefined && chunk.usage !== null)) out.push({ ...chunk, choices: main });
     for (const piece of extra) out.push(chunkLike(chunk, piece));
+  }
+
+  /** One upstream choice's pieces as the client gets them: the role on the first, the legacy shape when asked for. */
+  private piecesOf(choice: ChunkChoice): ChunkChoice[] {
+    const state = this.stateOf(choice.index);
+    return this.dressed(normalizeChoice(choice, state, this.ctx, this.report), state, choice);
+  }
+
+  private dressed(pieces: ChunkChoice[], state: ChoiceState, original?: ChunkChoice): ChunkChoice[] {
+    let out = pieces;
+    if (this.ctx.legacyFunctions === true) {
+      out = [];
+      for (const piece of pieces) {
+        const legacy = toLegacyPiece(piece);
+        if (legacy !== undefined) out.push(legacy);
+      }
+    }
+    if (!state.roleSent && out.length > 0) {
+      state.roleSent = true;
+      const first = withRole(out[0]);
+      if (first !== out[0]) out = [first, ...out.slice(1)];
+    }
+    return original !== undefined && out.length === 1 && out[0] === original ? [original] : out;
   }
 
   end(out: ChatChunk[]): void {
@@ -183,9 +183,9 @@ class ChunkNormalizer implements StreamNormalizer {
     // Upstream ended without a finish_reason for some choice: flush what was held back.
     for (const [index, state] of states) {
       if (state.finished || !last) continue;
-      const pieces = [...flushChoice(index, state, ctx, report)];
+      const pieces = [...flushChoice(index, state, ctx, report, false)];
       if (state.calls > 0) pieces.push({ index, delta: {}, finish_reason: 'tool_calls' });
-      for (const piece of pieces) out.push(chunkLike(last, piece));
+      for (const piece of this.dressed(pieces, state)) out.push(chunkLike(last, piece));
     }
     for (const state of states.values()) finishReport(state, ctx, report);
   }
@@ -193,9 +193,9 @@ class ChunkNormalizer implements StreamNormalizer {
 
 /** The usual prose token, decided without building pieces: what normalizeChoice would return as `[choice]`. False changes no state. */
 function passesUnchanged(choice: ChunkChoice, state: ChoiceState): boolean {
-  if (state.finished) return true;
   const delta = choice.delta;
   if (choice.finish_reason !== null || (delta.tool_calls && delta.tool_calls.length > 0)) return false;
+  if (state.finished) return true;
   const content = delta.content;
   return !state.extractor || typeof content !== 'string' || content === '' || state.extractor.passes(content);
 }
@@ -209,20 +209,26 @@ function passesUnchanged(choice: ChunkChoice, state: ChoiceState): boolean {
 function passesAsFragment(choice: ChunkChoice, state: ChoiceState): boolean {
   const delta = choice.delta;
   const calls = delta.tool_calls;
-  if (choice.finish_reason !== null || state.extractor || !calls || calls.length !== 1) return false;
+  if (choice.finish_reason !== null || state.finished || state.extractor || !calls || calls.length !== 1) return false;
   if (delta.content !== undefined && delta.content !== null && delta.content !== '') return false;
   const fragment = calls[0];
   if (fragment.id !== undefined || typeof fragment.index !== 'number' || fragment.function?.name !== undefined) return false;
   const call = state.native.get(fragment.index);
-  if (!call || !call.released || call.outIndex !== fragment.index) return false;
-  call.args.append(fragment.function?.arguments ?? '');
+  const args = fragment.function?.arguments ?? '';
+  if (!call || !call.released || call.outIndex !== fragment.index || typeof args !== 'string') return false;
+  noteArguments(call, args);
   return true;
+}
+
+function noteArguments(call: NativeCall, fragment: string): void {
+  call.args.append(fragment);
+  if (!call.hasArgs && !emptyArguments(fragment)) call.hasArgs = true;
 }
 
 /** The pieces one upstream choice becomes, in order; `[choice]` itself when nothing changes. */
 function normalizeChoice(choice: ChunkChoice, state: ChoiceState, ctx: NormalizeContext, report: NormalizeReport): ChunkChoice[] {
-  if (state.finished) return [choice];
   const delta = choice.delta;
+  if (state.finished) return afterFinish(choice);
   // The usual event, a prose token and nothing to finish: when the extractor releases it as it is,
   // the choice goes on unchanged without the bookkeeping below.
   if (choice.finish_reason === null && !(delta.tool_calls && delta.tool_calls.length > 0)) {
@@ -233,6 +239,15 @@ function normalizeChoice(choice: ChunkChoice, state: ChoiceState, ctx: Normalize
     return normalizeChoiceFully(choice, state, ctx, report, events);
   }
   return normalizeChoiceFully(choice, state, ctx, report);
+}
+
+/** The choice already finished: a second finish_reason, or calls after it, are not passed on. */
+function afterFinish(choice: ChunkChoice): ChunkChoice[] {
+  const delta = choice.delta;
+  const hasCalls = delta.tool_calls !== undefined && delta.tool_calls !== null;
+  if (choice.finish_reason === null && !hasCalls) return [choice];
+  const piece: ChunkChoice = { ...choice, delta: hasCalls ? withToolCalls(delta, []) : delta, finish_reason: null };
+  return isBlank(piece) ? [] : [piece];
 }
 
 /** normalizeChoice's general case; `fed`: what the extractor already made of the delta's content. */
@@ -268,8 +283,10 @@ function normalizeChoiceFully(choice: ChunkChoice, state: ChoiceState, ctx: Norm
   let finish = choice.finish_reason;
   if (finish !== null) {
     state.finished = true;
-    after.push(...flushChoice(index, state, ctx, report));
-    if (state.calls > 0) finish = 'tool_calls';
+    const cutOff = isCutOff(finish);
+    if (cutOff) report.cutOff = true;
+    after.push(...flushChoice(index, state, ctx, report, cutOff));
+    finish = finishReasonFor(finish, state.calls > 0);
   }
 
   const pieces: ChunkChoice[] = [...before];
@@ -284,17 +301,23 @@ function normalizeChoiceFully(choice: ChunkChoice, state: ChoiceState, ctx: Norm
   return pieces.filter((piece) => piece === choice || !isBlank(piece));
 }
 
-/** Releases held text, text calls and native calls whose names were still arriving. */
-function flushChoice(index: number, state: ChoiceState, ctx: NormalizeContext, report: NormalizeReport): ChunkChoice[] {
+/** Releases held text, text calls and native calls whose names were still arriving; `{}` for native calls that sent no arguments. */
+function flushChoice(index: number, state: ChoiceState, ctx: NormalizeContext, report: NormalizeReport, cutOff: boolean): ChunkChoice[] {
   const pieces: ChunkChoice[] = [];
   if (state.extractor) {
-    pieces.push(...eventsToPieces(index, state.extractor.end(), state, ctx, report));
+    pieces.push(...eventsToPieces(index, state.extractor.end(cutOff), state, ctx, report));
     report.unknownNames += state.extractor.rejectedNames;
-      report.malformedCalls += state.extractor.malformedCalls;
+    report.malformedCalls += state.extractor.malformedCalls;
     state.extractor = undefined;
   }
   for (const call of state.native.values()) {
     if (!call.released) pieces.push({ index, delta: { tool_calls: [releaseNative(call, state, ctx, report)] }, finish_reason: null });
+  }
+  for (const call of state.nativeCalls) {
+    if (call.hasArgs || cutOff) continue;
+    call.hasArgs = true;
+    call.args.append('{}');
+    pieces.push({ index, delta: { tool_calls: [{ index: call.outIndex, function: { arguments: '{}' } }] }, finish_reason: null });
   }
   return pieces;
 }
@@ -329,30 +352,35 @@ function eventsToPieces(index: number, events: ExtractorEvent[], state: ChoiceSt
 
 /** One upstream tool_call delta → what the client gets (nothing while the call's name is incomplete). */
 function nativeDelta(delta: ToolCallDelta, state: ChoiceState, ctx: NormalizeContext, report: NormalizeReport): ToolCallDelta[] {
-  const upstreamIndex = typeof delta.index === 'number' ? delta.index : 0;
-  let call = state.native.get(upstreamIndex);
-  // Some upstreams number parallel calls all 0: a new id on a used index is a new call.
-  if (!call || (delta.id !== undefined && call.upstreamId !== undefined && delta.id !== call.upstreamId)) {
-    call = { outIndex: state.allocateIndex(upstreamIndex), upstreamId: delta.id, name: '', args: new TextBuilder(), released: false, clientName: '', clientId: '' };
-    state.native.set(upstreamIndex, call);
+  const upstream = upstreamIndex(delta.index, 'tool_calls[].index', ctx.provider);
+  let call = state.native.get(upstream);
+  // Some upstreams number parallel calls all 0: a new non-empty id on a used index is a new call
+  // (an empty one, as DashScope sends on every continuation, is not).
+  if (!call || startsNewCall(delta.id, call.upstreamId)) {
+    call = { outIndex: state.allocateIndex(), upstreamId: usableId(delta.id), name: '', args: new TextBuilder(), hasArgs: false, released: false, clientName: '', clientId: '' };
+    state.native.set(upstream, call);
     state.nativeCalls.push(call);
     state.calls++;
     report.toolCalls++;
     report.mode = 'native';
   }
-  call.upstreamId ??= delta.id;
-  const fragment = delta.function?.arguments ?? '';
-  call.args.append(fragment);
+  call.upstreamId ??= usableId(delta.id);
+  const rawFragment = delta.function?.arguments;
+  const fragment = typeof rawFragment === 'string' ? rawFragment : '';
+  noteArguments(call, fragment);
   if (!call.released) {
-    call.name += delta.function?.name ?? '';
+    const namePiece = delta.function?.name;
+    if (typeof namePiece === 'string') call.name += namePiece;
     // The name is complete once it is a declared tool or the arguments begin.
     const decoded = ctx.codec ? ctx.codec.decode(call.name) : call.name;
-    if (!ctx.tools.has(decoded) && fragment === '') return [];
+    if (ctx.tools.size > 0 && !ctx.tools.has(decoded) && fragment === '') return [];
     return [releaseNative(call, state, ctx, report, delta)];
   }
-  if (delta.index === call.outIndex && delta.id === undefined && delta.function?.name === undefined) return [delta];
-  // Repeated ids and names are dropped or mapped: clients concatenate what they get.
-  return [{ index: call.outIndex, ...(delta.id !== undefined ? { id: call.clientId } : {}), function: { arguments: fragment } }];
+  // With no tools declared a name is not resolved: its pieces go on as they come.
+  const namePiece = ctx.tools.size === 0 && typeof delta.function?.name === 'string' ? delta.function.name : undefined;
+  if (delta.index === call.outIndex && delta.id === undefined && (delta.function?.name === undefined || namePiece !== undefined) && fragment === rawFragment) return [delta];
+  // Repeated ids and names are dropped: clients concatenate what they get.
+  return [{ index: call.outIndex, function: namePiece !== undefined ? { name: namePiece, arguments: fragment } : { arguments: fragment } }];
 }
 
 function releaseNative(call: NativeCall, state: ChoiceState, ctx: NormalizeContext, report: NormalizeReport, delta?: ToolCallDelta): ToolCallDelta {
@@ -364,37 +392,14 @@ function releaseNative(call: NativeCall, state: ChoiceState, ctx: NormalizeConte
     delta.index === call.outIndex &&
     delta.id === call.clientId &&
     delta.type === 'function' &&
-    delta.function?.name === call.clientName;
+    delta.function?.name === call.clientName &&
+    typeof delta.function.arguments === 'string';
   if (unchanged) return delta;
   // Everything before this delta carried no arguments, so this delta's fragment is all there is so far.
-  return { ...delta, index: call.outIndex, id: call.clientId, type: 'function', function: { ...delta?.function, name: call.clientName, arguments: delta?.function?.arguments ?? '' } };
+  const fragment = delta?.function?.arguments;
+  return { ...delta, index: call.outIndex, id: call.clientId, type: 'function', function: { ...delta?.function, name: call.clientName, arguments: typeof fragment === 'string' ? fragment : '' } };
 }
 
 function finishReport(state: ChoiceState, ctx: NormalizeContext, report: NormalizeReport): void {
-  for (const call of state.nativeCalls) {
-    const checked = fixArguments(call.args.text, ctx.tools.get(call.clientName)?.function.parameters, ctx.repairBudget);
-    if (checked.errors.length > 0) report.invalidArguments++;
-    if (checked.unchecked.length > 0) noteUnchecked(report, checked.unchecked);
-  }
-}
-
-function withToolCalls(delta: ChunkDelta, toolCalls: ToolCallDelta[]): ChunkDelta {
-  if (toolCalls.length > 0) return { ...delta, tool_calls: toolCalls };
-  const { tool_calls: _dropped, ...rest } = delta;
-  return rest;
-}
-
-/** A piece that says nothing (held-back text left an empty delta): not worth a chunk. */
-function isBlank(piece: ChunkChoice): boolean {
-  if (piece.finish_reason !== null || (piece.logprobs !== undefined && piece.logprobs !== null)) return false;
-  return Object.entries(piece.delta).every(([key, value]) => value === undefined || value === null || (key === 'content' && value === ''));
-}
-
-/** The fields a chunk built by the normalizer takes from the upstream's chunk. */
-type ChunkHeader = Pick<ChatChunk, 'id' | 'created' | 'model' | 'system_fingerprint'>;
-
-function chunkLike(template: ChunkHeader, choice: ChunkChoice): ChatChunk {
-  const chunk: ChatChunk = { id: template.id, object: 'chat.completion.chunk', created: template.created, model: template.model, choices: [choice] };
-  if (template.system_fingerprint !== undefined) chunk.system_fingerprint = template.system_fingerprint;
-  return chunk;
+  for (const call of state.nativeCalls) checkNativeArguments(call.args.text, call.clientName, ctx, report);
 }

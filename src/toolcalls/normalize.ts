@@ -1,8 +1,10 @@
 import type { AssistantMessage, ChatChoice, ChatCompletion, ToolCall } from '../api/chat-types.js';
 import { ensureUniqueToolCallIds, newToolCallId } from './ids.js';
+import { finishReasonFor, isCutOff, nativeArgumentsText, upstreamIndex } from './normalize-decisions.js';
 import {
   type NormalizeContext,
   type NormalizeReport,
+  checkNativeArguments,
   createReport,
   fixCallArguments,
   noteTextCallName,
@@ -11,23 +13,24 @@ import {
 } from './normalize-shared.js';
 import { parseWithDetails } from './parse.js';
 
-// Makes an upstream answer a proper OpenAI tool-call answer: names decoded and aliased to the
-// declared ones, text-written calls turned into tool_calls (when the answer has no structured
-// ones), distinct ids, repaired and validated arguments, finish_reason "tool_calls" whenever there
-// are calls. Objects that need no change are returned as they are.
+// Makes an upstream answer a proper OpenAI tool-call answer, by the decisions in
+// normalize-decisions.ts (the stream normalizer makes the same ones): names decoded and aliased to
+// the declared ones, text-written calls turned into tool_calls (when the answer has no structured
+// ones and text calls are looked for), distinct ids, native arguments kept as sent, finish_reason
+// "tool_calls" whenever there are calls and the answer was not cut off. Objects that need no
+// change are returned as they are.
 
 export type { NormalizeContext, NormalizeReport } from './normalize-shared.js';
 export { createReport } from './normalize-shared.js';
 
 export function normalizeCompletion(completion: ChatCompletion, ctx: NormalizeContext): { completion: ChatCompletion; report: NormalizeReport } {
   const report = createReport();
-  if (ctx.tools.size === 0 && (ctx.reasoning ?? 'content') === 'content') {
-    // No tools declared: nothing to map or parse.
-    for (const choice of completion.choices) {
-      const count = choice.message.tool_calls?.length ?? 0;
-      report.toolCalls += count;
-      if (count > 0) report.mode = 'native';
-    }
+  for (const choice of completion.choices) {
+    upstreamIndex(choice.index, 'choices[].index', ctx.provider);
+    if (isCutOff(choice.finish_reason)) report.cutOff = true;
+  }
+  if (ctx.tools.size === 0 && (ctx.reasoning ?? 'content') === 'content' && !ctx.legacyFunctions && !completion.choices.some(hasNativeCalls)) {
+    // No tools declared and no calls: nothing to map or parse.
     return { completion, report };
   }
   let changed = false;
@@ -39,23 +42,35 @@ export function normalizeCompletion(completion: ChatCompletion, ctx: NormalizeCo
   return { completion: changed ? { ...completion, choices } : completion, report };
 }
 
+function hasNativeCalls(choice: ChatChoice): boolean {
+  return (choice.message.tool_calls?.length ?? 0) > 0;
+}
+
 function normalizeChoice(choice: ChatChoice, ctx: NormalizeContext, report: NormalizeReport): ChatChoice {
+  const next = normalizeCalls(choice, ctx, report);
+  return ctx.legacyFunctions ? toLegacy(next) : next;
+}
+
+function normalizeCalls(choice: ChatChoice, ctx: NormalizeContext, report: NormalizeReport): ChatChoice {
   const message = choice.message;
   const native = message.tool_calls;
   if (native && native.length > 0) {
     report.mode = 'native';
     report.toolCalls += native.length;
-    const fixed = ensureUniqueToolCallIds(native.map((call) => normalizeNativeCall(call, ctx, report))).calls;
+    const cutOff = isCutOff(choice.finish_reason);
+    const fixed = ensureUniqueToolCallIds(native.map((call) => normalizeNativeCall(call, ctx, report, cutOff))).calls;
     const same = fixed.every((call, index) => call === native[index]);
     const split = splitReasoning(message, ctx);
-    if (same && split === message && choice.finish_reason === 'tool_calls') return choice;
-    return { ...choice, message: same ? split : { ...split, tool_calls: fixed }, finish_reason: 'tool_calls' };
+    const finish = finishReasonFor(choice.finish_reason, true);
+    if (same && split === message && choice.finish_reason === finish) return choice;
+    return { ...choice, message: same ? split : { ...split, tool_calls: fixed }, finish_reason: finish };
   }
   const reasoningMode = ctx.reasoning ?? 'content';
   if (typeof message.content !== 'string' || message.content === '') return choice;
   if (!ctx.textParsing && reasoningMode === 'content') return choice;
 
-  const outcome = parseWithDetails(message.content, parseContextOf(ctx), { reasoning: reasoningMode, calls: ctx.textParsing });
+  const cutOff = isCutOff(choice.finish_reason);
+  const outcome = parseWithDetails(message.content, parseContextOf(ctx), { reasoning: reasoningMode, calls: ctx.textParsing, cutOff });
   report.unknownNames += outcome.rejectedNames;
   report.malformedCalls += outcome.malformedCalls;
   const result = outcome.result;
@@ -72,7 +87,7 @@ function normalizeChoice(choice: ChatChoice, ctx: NormalizeContext, report: Norm
     return { id: newToolCallId(), type: 'function', function: { name: call.name, arguments: fixCallArguments(call.arguments, call.name, ctx, report) } };
   });
   const next = withReasoning({ ...message, content: result.content, tool_calls: toolCalls }, outcome.reasoning);
-  return { ...choice, message: next, finish_reason: 'tool_calls' };
+  return { ...choice, message: next, finish_reason: finishReasonFor(choice.finish_reason, true) };
 }
 
 /** Native calls: the content's reasoning still follows the reasoning mode. */
@@ -90,10 +105,23 @@ function withReasoning(message: AssistantMessage, reasoning: string): AssistantM
   return { ...message, reasoning_content: before + reasoning };
 }
 
-function normalizeNativeCall(call: ToolCall, ctx: NormalizeContext, report: NormalizeReport): ToolCall {
+function normalizeNativeCall(call: ToolCall, ctx: NormalizeContext, report: NormalizeReport, cutOff: boolean): ToolCall {
   const fn = call.function ?? { name: '', arguments: '' };
   const name = typeof fn.name === 'string' ? resolveCallName(fn.name, ctx, report) : '';
-  const args = fixCallArguments(fn.arguments, name, ctx, report);
+  const args = nativeArgumentsText(fn.arguments, cutOff);
+  checkNativeArguments(args, name, ctx, report);
   if (call.type === 'function' && name === fn.name && args === fn.arguments) return call;
   return { ...call, type: 'function', function: { ...fn, name, arguments: args } };
+}
+
+/**
+ * A legacy `functions` request gets a legacy answer: the first call as `function_call` (the
+ * protocol had one call per answer), finish_reason "function_call" unless the answer was cut off.
+ */
+function toLegacy(choice: ChatChoice): ChatChoice {
+  const { tool_calls: calls, ...message } = choice.message;
+  if (!calls || calls.length === 0) return choice;
+  const first = calls[0].function;
+  const finish = choice.finish_reason === 'tool_calls' ? 'function_call' : choice.finish_reason;
+  return { ...choice, message: { ...message, function_call: { name: first.name, arguments: first.arguments } }, finish_reason: finish };
 }

@@ -12,6 +12,8 @@ export interface ParseOptions {
   reasoning?: ReasoningMode;
   /** Look for calls at all (false: only reasoning is handled). Default true. */
   calls?: boolean;
+  /** The upstream cut the answer off (finish_reason `length` or `content_filter`): a block open at the end stays text. */
+  cutOff?: boolean;
 }
 
 /** The calls to declared tools written in `text`, with the remaining prose; null when there are none. */
@@ -24,7 +26,7 @@ export function parseWithDetails(text: string, ctx: ParseContext, options: Parse
   const reasoning = options.reasoning ?? 'content';
   const formats = options.calls === false || ctx.tools.size === 0 ? [] : detectFormats(text);
   if (text === '' || (formats.length === 0 && reasoning === 'content')) return { result: null, rejectedNames: 0, content: text === '' ? null : text, reasoning: '', malformedCalls: 0 };
-  return scanWholeText(text, ctx, formats, reasoning);
+  return scanWholeText(text, ctx, formats, reasoning, options.cutOff === true);
 }
 
 export function detectFormats(text: string): ToolCallFormat[] {

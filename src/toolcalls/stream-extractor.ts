@@ -66,14 +66,15 @@ export class ToolCallStreamExtractor {
     return !this.ended && this.textStarted && delta !== '' && this.scanner.takeProse(delta);
   }
 
-  /** Flushes what was held back: the stream is over. */
-  end(): ExtractorEvent[] {
+  /** Flushes what was held back: the stream is over. `cutOff`: the upstream stopped it mid-answer (held text stays text). */
+  end(cutOff = false): ExtractorEvent[] {
     if (this.ended) return [];
     this.ended = true;
     // The usual end of a prose answer (or of the text before a native call): nothing was held back,
     // and the scanner's final pass (a format filter, a trigger table, the scan) would return nothing.
     if (this.scannerEmpty) return this.toEvents(this.assembler.end());
-    const pieces = this.scanner.push('', true).flatMap((segment) => this.assembler.push(segment));
+    const last = cutOff ? this.scanner.endCutOff() : this.scanner.push('', true);
+    const pieces = last.flatMap((segment) => this.assembler.push(segment));
     return this.toEvents([...pieces, ...this.assembler.end()]);
   }
 

@@ -25,12 +25,12 @@ export type NameResolver = (calledName: string) => string | null;
 export interface ParseContext {
   tools: ReadonlyMap<string, ToolDefinition>;
   resolveName: NameResolver;
-  /** The request's tenant's jsonrepair budget (broken JSON in calls); `resolveName` is bound to its fuzzy budget. */
+  /** The request's tenant's jsonrepair budget (broken JSON in calls). */
   repairBudget: RepairBudget;
 }
 
 /** How a called name was matched to a declared tool (see names.ts). */
-export type NameMatchKind = 'exact' | 'alias' | 'normalized' | 'fuzzy';
+export type NameMatchKind = 'exact' | 'alias' | 'normalized';
 
 export interface NameResolution {
   name: string;

@@ -49,6 +49,11 @@ export const TOOLGATE = {
   clientAborted: 'toolgate.client_aborted',
   /** The failure row of src/resilience/failures.ts (error.type carries the same value). */
   failure: 'toolgate.failure',
+  /** On a CLIENT span: the attempt is the n-th re-ask after a tool-contract violation (docs/contract.md). */
+  contractReask: 'toolgate.contract.reask',
+  /** On the SERVER span: the kinds of tool-contract violations the request's answers had, and the re-asks sent. */
+  contractViolations: 'toolgate.contract.violations',
+  contractReasks: 'toolgate.contract.reasks',
 } as const;
 
 /** The span event recorded once per repair. */

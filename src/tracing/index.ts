@@ -51,7 +51,8 @@ export function traceAttempt(info: RequestInfo, target: ResolvedModel, context: 
   const trace = traces.get(info);
   if (!trace) return undefined;
   const repaired = info.repairs.at(-1);
-  const span = trace.attempt({ target, attempt, signal: context.signal, ...(repaired ? { repaired: { target: repaired.target, items: repaired.after } } : {}) });
+  const reask = info.reasksSent;
+  const span = trace.attempt({ target, attempt, signal: context.signal, ...(repaired ? { repaired: { target: repaired.target, items: repaired.after } } : {}), ...(reask > 0 ? { reask } : {}) });
   context.traceHeaders = span.headers;
   return span;
 }

@@ -60,6 +60,7 @@ function factsOf(request: FastifyRequest, reply: FastifyReply): RequestFacts {
     error: state.error,
     keyName: state.keyName,
     taskId: taskIdOf(request),
+    ...(info.contract.length > 0 ? { contractViolations: [...new Set(info.contract.flatMap((note) => note.violations.map((violation) => violation.kind)))], contractReasks: info.reasksSent } : {}),
   };
 }
 

@@ -116,6 +116,7 @@ export class ServerSpan implements RequestTrace {
       ...(facts.taskId !== undefined ? { [TOOLGATE.taskId]: this.env.redact(facts.taskId) } : {}),
       ...(this.firstTarget !== undefined ? { [TOOLGATE.fallback]: this.answeredByFallback } : {}),
       ...(facts.clientAborted ? { [TOOLGATE.clientAborted]: true } : {}),
+      ...(facts.contractViolations?.length ? { [TOOLGATE.contractViolations]: facts.contractViolations, [TOOLGATE.contractReasks]: facts.contractReasks ?? 0 } : {}),
     };
     if (facts.repairs.length > 0) {
       attributes[TOOLGATE.repairCount] = facts.repairs.length;
@@ -169,6 +170,7 @@ class AttemptSpan implements AttemptTrace {
           [TOOLGATE.model]: start.target.requested,
           [TOOLGATE.attempt]: start.attempt,
           [TOOLGATE.fallback]: fallback,
+          ...(start.reask !== undefined ? { [TOOLGATE.contractReask]: start.reask } : {}),
         },
       },
       parent,

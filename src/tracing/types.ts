@@ -38,6 +38,9 @@ export interface RequestFacts {
   error?: string;
   keyName?: string;
   taskId?: string;
+  /** Kinds of tool-contract violations of the request's answers (distinct), and the re-asks sent. */
+  contractViolations?: string[];
+  contractReasks?: number;
 }
 
 export interface RequestTrace {
@@ -58,6 +61,8 @@ export interface AttemptStart {
   signal: AbortSignalLike;
   /** The history after toolgate's repairs, when it repaired any (content capture shows what went upstream). */
   repaired?: { target: 'messages' | 'input'; items: readonly unknown[] };
+  /** The attempt is the n-th re-ask after a tool-contract violation. */
+  reask?: number;
 }
 
 export interface AttemptTrace {

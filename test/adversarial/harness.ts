@@ -53,7 +53,9 @@ export async function startRig(extraConfig = '', providerExtra = '', aliases: re
   rig.gateway = await startGateway({
     yaml: configFor(
       Object.fromEntries(['raw', ...aliases].map((name) => [name, { baseUrl: rig.upstream.baseURL, apiKey: 'k-raw', extra: providerExtra }])),
-      extraConfig,
+      // Hostile answers break their tool contract: checked (the check's own cost is measured too) and
+      // handed on with a warning, not re-asked (docs/contract.md).
+      `contract:\n  onViolation: pass\n${extraConfig}`,
     ),
     logLevel: 'warn',
   });

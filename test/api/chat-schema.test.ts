@@ -67,9 +67,12 @@ t.test('the first problem in field order is the one reported', async (t) => {
   t.equal(refusal({ model: 'm', messages: [USER], n: 0, tools: 'x' }).param, 'tools');
 });
 
-t.test('a valid body comes back as itself, nulls of optional objects dropped, unknown keys kept', async (t) => {
-  const body = { model: 'm', messages: [USER], stream: null, stream_options: null, tools: null, functions: null, n: null, seed: 7, extra: { a: 1 } };
+t.test('a valid body comes back as itself, nulls dropped (they mean absent), unknown keys kept', async (t) => {
+  const body = { model: 'm', messages: [USER], stream: null, stream_options: null, tools: null, functions: null, n: null, tool_choice: null, seed: 7, extra: { a: 1 } };
   const request = parseChatRequest(body);
   t.equal(request, body, 'no copy of the history');
-  t.same(Object.keys(request), ['model', 'messages', 'n', 'seed', 'extra']);
+  t.same(Object.keys(request), ['model', 'messages', 'seed', 'extra']);
+  const message = { role: 'assistant', content: null, refusal: null, audio: null, function_call: null, annotations: [], tool_calls: null };
+  parseChatRequest({ model: 'm', messages: [message] });
+  t.same(message, { role: 'assistant', content: null }, 'in messages too, but content: null says something and stays');
 });

@@ -108,15 +108,24 @@ t.test('dailyBudgetUsd → 429 budget_exceeded once the cost metric says the key
   t.ok(Number(over.headers.get('retry-after')) > 0);
 });
 
-t.test('no keys: open, with a warning, and loopback unless HOST says otherwise', async (t) => {
+t.test('no keys: open on loopback with a warning; beyond loopback only when anonymous access is allowed explicitly', async (t) => {
   const open = parseConfig(`server: {host: 0.0.0.0}\nproviders: {s: {type: simulator}}\n`, {}).config;
+  const loopback = parseConfig(`providers: {s: {type: simulator}}\n`, {}).config;
+  const allowed = parseConfig(`server: {host: 0.0.0.0}\nauth: {allowAnonymous: true}\nproviders: {s: {type: simulator}}\n`, {}).config;
   const keyed = parseConfig(`server: {host: 0.0.0.0}\nauth: {keys: [{key: k-12345678, name: a}]}\nproviders: {s: {type: simulator}}\n`, {}).config;
   const warnings: string[] = [];
-  const warn = (message: string) => warnings.push(message);
-  t.equal(listenHost(open, {}, warn), '127.0.0.1');
+  const warn = (message: string): number => warnings.push(message);
+  t.equal(listenHost(loopback, {}, warn), '127.0.0.1');
   t.match(warnings.join('\n'), /no gateway keys/);
-  t.match(warnings.join('\n'), /binding to 127\.0\.0\.1 instead of 0\.0\.0\.0/);
-  t.equal(listenHost(open, { HOST: '0.0.0.0' }, () => undefined), '0.0.0.0', 'HOST wins');
+  t.throws(() => listenHost(open, {}, warn), { name: 'ConfigError', message: /refusing to listen on 0\.0\.0\.0 without gateway keys/ }, 'a non-loopback server.host');
+  t.throws(() => listenHost(loopback, { HOST: '0.0.0.0' }, warn), { name: 'ConfigError' }, 'HOST=0.0.0.0 (the Docker image) alone does not open it');
+  t.throws(() => listenHost(open, { TOOLGATE_ALLOW_ANONYMOUS: 'yes' }, warn), { name: 'ConfigError' }, 'only "true" allows it');
+  warnings.length = 0;
+  t.equal(listenHost(open, { TOOLGATE_ALLOW_ANONYMOUS: 'true' }, warn), '0.0.0.0', 'allowed by the environment variable');
+  t.equal(listenHost(allowed, {}, warn), '0.0.0.0', 'allowed by auth.allowAnonymous');
+  t.match(warnings.join('\n'), /anonymous access allowed/);
+  const viaShippedConfig = parseConfig(`server: {host: 0.0.0.0}\nauth:\n  allowAnonymous: \${TOOLGATE_ALLOW_ANONYMOUS:-false}\nproviders: {s: {type: simulator}}\n`, { TOOLGATE_ALLOW_ANONYMOUS: 'true' }).config;
+  t.equal(viaShippedConfig.auth.allowAnonymous, true, 'the env var read into the field');
   const quiet: string[] = [];
   t.equal(listenHost(keyed, {}, (m) => quiet.push(m)), '0.0.0.0');
   t.same(quiet, []);

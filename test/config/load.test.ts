@@ -64,7 +64,7 @@ t.test('models carry toolCalling, pricing and fallbacks; toolAliases map', async
     `providers:\n  s:\n    type: simulator\nmodels:\n  a:\n    provider: s\n    model: weather\n    toolCalling: prompt\n    pricing: {inputPerMTok: 1.5, outputPerMTok: 2}\n    fallbacks: [b]\n  b:\n    provider: s\n    model: weather\ntoolAliases:\n  tool_search_procedure: search_procedure\n`,
     {},
   );
-  t.same(loaded.config.models.a, { provider: 's', model: 'weather', toolCalling: 'prompt', reasoning: 'content', pricing: { inputPerMTok: 1.5, outputPerMTok: 2 }, fallbacks: ['b'] });
+  t.same(loaded.config.models.a, { provider: 's', model: 'weather', toolCalling: 'prompt', reasoning: 'content', textCalls: 'auto', pricing: { inputPerMTok: 1.5, outputPerMTok: 2 }, fallbacks: ['b'] });
   t.same(loaded.config.toolAliases, { tool_search_procedure: 'search_procedure' });
 });
 

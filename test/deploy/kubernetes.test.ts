@@ -130,6 +130,9 @@ t.test("the ConfigMap's gateway config passes the real config schema, shared sta
   const { config } = gatewayConfig();
   t.ok(config.providers.simulator, 'parsed and validated by parseConfig');
   t.equal(config.server.host, '0.0.0.0', 'listens on all interfaces');
+  t.equal(config.auth.keys.length, 1, 'so it needs a gateway key (no open relay)');
+  t.ok('TOOLGATE_GATEWAY_KEY' in secret.stringData, 'the key comes from the Secret');
+  t.throws(() => parseConfig(configMap.data['gateway.yaml'], { OPENAI_API_KEY: 'x' }, 'k8s'), /TOOLGATE_GATEWAY_KEY|auth\.keys/, 'an unset gateway key fails startup');
   t.equal(config.state.type, 'redis', 'state in Redis, shared by the replicas');
   t.same(Object.keys(config.providers).sort(), Object.keys(parseConfig(read('config/gateway.yaml'), {}).config.providers).sort(), 'the same providers as config/gateway.yaml');
   t.same(Object.keys(config.models).sort(), Object.keys(parseConfig(read('config/gateway.yaml'), {}).config.models).sort(), 'the same models as config/gateway.yaml');
@@ -138,7 +141,7 @@ t.test("the ConfigMap's gateway config passes the real config schema, shared sta
 let cached: LoadedConfig | undefined;
 /** parseConfig (the real loader and schema) over the ConfigMap's gateway.yaml, keys set. */
 function gatewayConfig(): LoadedConfig {
-  const env = { OPENAI_API_KEY: 'placeholder', HF_TOKEN: 'placeholder', TOGETHER_API_KEY: 'placeholder', GEMINI_API_KEY: 'placeholder' };
+  const env = { OPENAI_API_KEY: 'placeholder', HF_TOKEN: 'placeholder', TOGETHER_API_KEY: 'placeholder', GEMINI_API_KEY: 'placeholder', TOOLGATE_GATEWAY_KEY: 'tg-placeholder-key' };
   cached ??= parseConfig(configMap.data['gateway.yaml'], env, `${dir}/configmap.yaml gateway.yaml`);
   return cached;
 }

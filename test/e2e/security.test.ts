@@ -141,7 +141,7 @@ auth:
   t.equal((await send('/v1/chat/completions', { model: 'up/ok', messages: USER }, { authorization: SECRETS.GATEWAY_KEY })).status, 401);
   t.equal((await send('/v1/chat/completions', { model: 'up/ok', messages: USER })).status, 200);
   const echoed = await send('/v1/chat/completions', { model: 'up/echo-key-error', messages: USER });
-  t.equal(echoed.status, 401);
+  t.equal(echoed.status, 502, "a provider 401 is an upstream failure, not the client's own 401");
   t.match(echoed.json.error.message, /Incorrect API key provided: Bearer \[REDACTED\]/, 'the upstream message is kept, the key is not');
   const midStream = await send('/v1/chat/completions', { model: 'up/echo-key-mid-stream', messages: USER, stream: true });
   t.match(midStream.text, /key Bearer \[REDACTED\] revoked/);

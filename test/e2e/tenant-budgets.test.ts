@@ -1,27 +1,25 @@
 import t from 'tap';
 import { REPAIR_MAX_CHARS } from '../../src/repair/bounded-json.js';
-import { scopeOf } from '../../src/state/scope.js';
 import { startOpenAIEmulator, type Reply } from '../emulators/openai-server.js';
 import { configFor, startGateway } from '../helpers/gateway.js';
 
-// Best-effort work budgets are per gateway key: a key that spends its own (crafted broken arguments,
-// near-miss tool names) gets "busy" for a while, and every other key's repairs and matches go on
-// in the same instant. (They were one gateway-wide bucket: one key degraded everybody.)
+// Best-effort work budgets are per gateway key: a key that spends its own (crafted broken arguments)
+// gets "busy" for a while, and every other key's repairs go on in the same instant. (They were one gateway-wide bucket: one key degraded everybody.)
 
 const ALPHA = 'tg-alpha-budget-key-0001';
 const BETA = 'tg-beta-budget-key-0002';
 let reply: (body: { tools?: unknown[] }) => Reply = () => ({ text: 'ok' });
 const upstream = await startOpenAIEmulator({ apiKey: 'sk-budget-000', script: (body) => reply(body) });
-const keys = `auth:\n  keys:\n    - {key: "${ALPHA}", name: alpha}\n    - {key: "${BETA}", name: beta}\n`;
+// The answers here break their tool contract on purpose (arguments no repair reads): handed on with a
+// warning (`contract.onViolation: pass`, docs/contract.md) rather than re-asked, so what is reported shows.
+const keys = `auth:\n  keys:\n    - {key: "${ALPHA}", name: alpha}\n    - {key: "${BETA}", name: beta}\ncontract:\n  onViolation: pass\n`;
 const keyedGateway = () => startGateway({ yaml: configFor({ openai: { type: 'openai', baseUrl: upstream.url, apiKey: 'sk-budget-000' } }, keys), logLevel: 'warn' });
 // One gateway per test: each starts with full budgets.
 const gw = await keyedGateway();
 const answers = await keyedGateway();
-const naming = await keyedGateway();
 t.teardown(async () => {
   await gw.close();
   await answers.close();
-  await naming.close();
   await upstream.close();
 });
 
@@ -69,52 +67,19 @@ t.test('history repair: alpha drains its budget with worst-case arguments, beta 
   t.ok(kindsOf(alphaAgain.body.findings).filter((k) => k === 'arguments_wrapped').length >= 8, 'alpha is still busy');
 });
 
-t.test("answer repair: the model's broken arguments are repaired from the key's own budget", async (t) => {
+t.test("native arguments in the answer are passed on as the model sent them, never repaired; each is reported", async (t) => {
   // The upstream answers with twelve native calls, every one's arguments a broken worst case.
-  let round = 0;
-  reply = () => {
-    round++;
-    return { toolCalls: Array.from({ length: 12 }, (_, i) => ({ name: 'save_note', arguments: worstCase(1000 * round + i) })) };
-  };
+  reply = () => ({ toolCalls: Array.from({ length: 12 }, (_, i) => ({ name: 'save_note', arguments: worstCase(i) })) });
   const ask = { model: 'openai/gpt-4o-mini', tools: TOOLS, messages: [{ role: 'user', content: 'save' }] };
-  const readable = (res: { body: any }): number =>
-    res.body.choices[0].message.tool_calls.filter((c: { function: { arguments: string } }) => typeof JSON.parse(c.function.arguments).note === 'string').length;
-  const alpha = await post('/v1/chat/completions', ask, ALPHA, answers.url);
-  t.equal(alpha.status, 200);
-  t.ok(readable(alpha) <= 3, `alpha: ${readable(alpha)} of 12 repaired (a burst of two), the rest kept raw (busy)`);
-  const beta = await post('/v1/chat/completions', ask, BETA, answers.url);
-  t.equal(beta.status, 200);
-  t.ok(readable(beta) >= 2, `beta: ${readable(beta)} of 12 repaired from its own budget`);
+  for (const key of [ALPHA, BETA]) {
+    const res = await post('/v1/chat/completions', ask, key, answers.url);
+    t.equal(res.status, 200);
+    t.same(
+      res.body.choices[0].message.tool_calls.map((c: { function: { arguments: string } }) => c.function.arguments),
+      Array.from({ length: 12 }, (_, i) => worstCase(i)),
+      'byte for byte',
+    );
+    t.match(res.headers.get('x-toolgate-warnings'), /invalid_tool_arguments=12/);
+  }
 });
 
-// Fuzzy tool-name matching: 40 declared 240-letter names, unrelated to each other. A model answer
-// with 40 calls to random 240-letter names costs ≈ 118,000 edit-distance cells each: alpha's
-// 4,000,000-cell bucket is empty after about 34. Beta's typo of a declared name then needs
-// ≈ 130,000 cells: with one shared bucket it got "not a declared tool" for ~65 ms after each such answer.
-t.test("fuzzy names: alpha's near misses drain alpha's bucket only; beta's typo still matches right after", async (t) => {
-  let seed = 11;
-  const letters = (n: number): string =>
-    Array.from({ length: n }, () => {
-      seed = (seed * 1103515245 + 12345) % 2147483648;
-      return String.fromCharCode(97 + (seed % 26));
-    }).join('');
-  const names = Array.from({ length: 40 }, () => letters(240));
-  const tools = names.map((name) => ({ type: 'function', function: { name, parameters: { type: 'object' } } }));
-  const typo = `${names[3].slice(0, 120)}${names[3][120] === 'z' ? 'y' : 'z'}${names[3].slice(121)}`;
-  let answer: Array<{ name: string; arguments: string }> = [];
-  reply = () => ({ toolCalls: answer });
-  const ask = { model: 'openai/gpt-4o-mini', tools, messages: [{ role: 'user', content: 'go' }] };
-
-  answer = Array.from({ length: 40 }, () => ({ name: letters(240), arguments: '{}' }));
-  const alpha = await post('/v1/chat/completions', ask, ALPHA, naming.url);
-  t.equal(alpha.status, 200);
-  t.equal(alpha.body.choices[0].message.tool_calls.length, 40, 'unknown names are passed on as they are');
-  // The bucket refills 2,000 cells a millisecond: well under half full unless the check came a second late.
-  const alphaLeft = naming.gateway.workBudgets.forScope(scopeOf('alpha')).fuzzy.available();
-  t.ok(alphaLeft < 2_000_000, `alpha spent its bucket: ${alphaLeft} of 4,000,000 cells left`);
-
-  answer = [{ name: typo, arguments: '{}' }];
-  const beta = await post('/v1/chat/completions', ask, BETA, naming.url);
-  t.equal(beta.status, 200);
-  t.equal(beta.body.choices[0].message.tool_calls[0].function.name, names[3], "beta's typo is matched to the declared name");
-});

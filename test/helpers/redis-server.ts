@@ -32,11 +32,12 @@ function ping(port: number): Promise<boolean> {
   });
 }
 
-export async function startRedis(): Promise<TestRedis> {
+/** `extraArgs`: more redis-server flags (e.g. a Cluster node). */
+export async function startRedis(extraArgs: readonly string[] = []): Promise<TestRedis> {
   const port = await freePort();
   let child: ChildProcess | undefined;
   const launch = async (): Promise<void> => {
-    const proc = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    const proc = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...extraArgs], { stdio: 'ignore' });
     child = proc;
     const failed = new Promise<never>((_, reject) =>
       proc.once('error', (error) => reject(new Error(`cannot start redis-server (apt-get install redis-server): ${error.message}`))),

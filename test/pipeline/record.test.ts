@@ -113,3 +113,30 @@ t.test('a recorder holds about the characters of a long streamed answer', async 
   t.equal(kept[recorders - 1].answer.content.length, tokens * 6);
   t.ok(held < 2 * tokens * 24, `${Math.round(held)} bytes held per recorder for ${tokens} content tokens and ${tokens} argument fragments of 6 characters`);
 });
+
+t.test('the reasoning and thought signatures that came with the calls are recorded with them, within their bound', async (t) => {
+  const entries: LedgerEntry[] = [];
+  const { gateway, log } = setup(async (entry) => void entries.push(entry));
+  const recorder = new StreamAnswerRecorder(gateway, request, target, log);
+  for (const piece of ['I need ', 'the weather.']) recorder.observe(streamChunk({ reasoning_content: piece } as ChunkDelta));
+  recorder.observe(streamChunk({ tool_calls: [{ index: 0, ...call, extra_content: { google: { thought_signature: 'sig-1' } } }] }));
+  await recorder.finish();
+  t.equal(entries[0].message.reasoning_content, 'I need the weather.');
+  t.same(entries[0].message.tool_calls, [{ ...call, extra_content: { google: { thought_signature: 'sig-1' } } }]);
+
+  const huge = 'x'.repeat(300 * 1024);
+  const long = new StreamAnswerRecorder(gateway, request, target, log);
+  for (let i = 0; i < huge.length; i += 4096) long.observe(streamChunk({ reasoning_content: huge.slice(i, i + 4096) } as ChunkDelta));
+  long.observe(streamChunk({ tool_calls: [{ index: 0, ...call }] }));
+  await long.finish();
+  t.equal(entries[1].message.reasoning_content, undefined, 'over the bound: not kept');
+  t.same(entries[1].message.tool_calls, [call], 'the calls still are');
+
+  const json = completion(true);
+  json.choices[0].message.reasoning_content = huge;
+  await recordAnswer(gateway, request, json, target, log);
+  t.equal(entries[2].message.reasoning_content, undefined, 'the same bound for a JSON answer');
+  json.choices[0].message.reasoning_content = 'short';
+  await recordAnswer(gateway, request, json, target, log);
+  t.equal(entries[3].message.reasoning_content, 'short');
+});

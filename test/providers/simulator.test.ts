@@ -46,5 +46,5 @@ t.test('healthz and readyz', async (t) => {
   t.equal((await fetch(`${gw.url}/healthz`)).status, 200);
   const ready = await fetch(`${gw.url}/readyz`);
   t.equal(ready.status, 200);
-  t.same(await ready.json(), { status: 'ready' });
+  t.same(await ready.json(), { status: 'ready', state: { backend: 'memory', status: 'ok' } });
 });

@@ -109,7 +109,7 @@ const cases: Case[] = [
     name: 'assistant extra keys refusal, annotations, parsed, name; function.parsed_arguments',
     body: body([
       Q,
-      { role: 'assistant', content: null, refusal: null, annotations: [], parsed: null, name: 'bot', tool_calls: [{ id: 'a', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}', parsed_arguments: { city: 'Paris' } } }] },
+      { role: 'assistant', content: null, refusal: null, annotations: [], parsed: { city: 'Paris' }, name: 'bot', tool_calls: [{ id: 'a', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}', parsed_arguments: { city: 'Paris' } } }] },
       T('a', '18C'),
     ]),
     valid: true,

@@ -17,7 +17,7 @@ function caught(fn: () => unknown): unknown {
 
 t.test('passes: one per name, all named in the docs order', async (t) => {
   t.same(PASS_NAMES, [
-    'tool-definitions', 'legacy-functions', 'content-shapes', 'restore-tool-calls', 'call-ids', 'result-ids',
+    'tool-definitions', 'legacy-functions', 'content-shapes', 'restore-tool-calls', 'restore-reasoning', 'call-ids', 'result-ids',
     'orphan-results', 'pair-results', 'arguments', 'corrupted-content', 'tool-loop',
   ]);
   t.equal(new Set(PASSES.map((p) => p.name)).size, PASSES.length);

@@ -45,7 +45,7 @@ t.test('the incident', async (t) => {
           t.equal(run.requests, 4, 'then the answer');
           t.same(run.reads, [1, 251, 501], 'each chunk read once');
           t.match(run.answer, /^Summary: all 600 lines read in 3 chunks/);
-          t.match(run.headers[1], /item_type_inferred=2/, 'the untyped prompt and output typed');
+          t.match(run.headers[1], /item_type_inferred=1/, 'the untyped output typed (the {role, content} prompt is valid as it is)');
           t.match(run.headers[2], /history_restored=2/, 'round 3 gets call 1 and its output back');
           t.match(run.headers[3], /history_restored=4/, 'the answer round sees all three chunks');
         });
@@ -75,22 +75,30 @@ t.test('talking to the native upstream directly, the untyped output is refused',
   t.match((error as InstanceType<typeof OpenAI.BadRequestError>).error, { message: "Missing required parameter: 'input[2].role'.", param: 'input[2].role' });
 });
 
-t.test('strict mode: a request that needs restoring is a 400, not a silent change', async (t) => {
+t.test('strict mode: a request that needs restoring is a 400, not a silent change; a valid trimmed one passes as is', async (t) => {
   const emulator = await startOpenAIEmulator({ apiKey: 'sk-up', script: chatModel });
   t.teardown(() => emulator.close());
   const gw = await gatewayFor(t, { type: 'openai-compatible', baseUrl: emulator.url }, 'repair:\n  mode: strict\n');
   const client = new OpenAI({ baseURL: gw.baseURL, apiKey: 'sk-test', maxRetries: 0 });
   const model = 'up/Qwen/Qwen3-Coder-30B-A3B-Instruct';
   const prompt = { type: 'message' as const, role: 'user' as const, content: PROMPT };
-  const untyped = await client.responses.create({ model, input: [{ role: 'user', content: PROMPT }] as any, tools: [READ_FILE_TOOL] }).catch((e: unknown) => e);
-  t.match(untyped, { status: 400, code: 'invalid_tool_history' }, 'an untyped item is refused');
+  const easy = await client.responses.create({ model, input: [{ role: 'user', content: PROMPT }], tools: [READ_FILE_TOOL] });
+  t.equal(easy.status, 'completed', "a {role, content} item (OpenAI's easy input message) is valid as it is");
+  const untyped = await client.responses.create({ model, input: [prompt, { call_id: 'call_x', output: 'x' }] as any, tools: [READ_FILE_TOOL] }).catch((e: unknown) => e);
+  t.match(untyped, { status: 400, code: 'invalid_tool_history' }, 'an untyped tool output is refused');
   let latest: any[] = [];
+  const calls: any[] = [];
   for (let round = 0; round < 2; round++) {
     const res = await client.responses.create({ model, input: [prompt, ...latest], tools: [READ_FILE_TOOL] });
     const call = res.output.find((item) => item.type === 'function_call');
     if (call?.type !== 'function_call') throw new Error('no call');
+    calls.push(call);
     latest = [call, { type: 'function_call_output', call_id: call.call_id, output: readFile(JSON.parse(call.arguments)) }];
   }
-  const third = await client.responses.create({ model, input: [prompt, ...latest], tools: [READ_FILE_TOOL] }).catch((e: unknown) => e);
-  t.match(third, { status: 400, code: 'invalid_tool_history', message: /nothing was restored.*history_restored/ });
+  // Valid items that leave earlier calls out: the client's choice, sent as is.
+  const trimmed = await client.responses.create({ model, input: [prompt, ...latest], tools: [READ_FILE_TOOL] }).withResponse();
+  t.equal(trimmed.response.headers.get('x-toolgate-repairs'), null, 'a valid trimmed history is not restored');
+  // A call without its output is invalid: strict mode refuses what would be restored.
+  const unanswered = await client.responses.create({ model, input: [prompt, calls[0], ...latest], tools: [READ_FILE_TOOL] }).catch((e: unknown) => e);
+  t.match(unanswered, { status: 400, code: 'invalid_tool_history', message: /nothing was restored.*history_restored/ });
 });

@@ -17,7 +17,8 @@ t.test('item-types: infers the type from the shape', async (t) => {
   ];
   const result = itemTypesPass.run(items);
   t.same(result.items.map((i) => i.type), ['message', 'function_call', 'function_call_output', 'item_reference', 'message']);
-  t.same(result.findings.map((f) => f.index), [0, 1, 2, 3]);
+  // {role, content} is OpenAI's own easy input message: typed, but not a finding.
+  t.same(result.findings.map((f) => f.index), [1, 2, 3]);
   t.equal(result.items[4], items[4], 'typed items untouched');
   t.not(result.items, items, 'the input list is not mutated');
   t.equal(items[2].type, undefined);
@@ -86,8 +87,9 @@ t.test('item-outputs: objects become strings, arguments too', async (t) => {
 t.test('repairItems: passes in order, disabled passes, strict mode', async (t) => {
   const items: Item[] = [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }, { call_id: 'c', name: 'f', arguments: {} }, { call_id: 'c', output: 5 }];
   const result = repairItems(items, DEFAULT_REPAIR_OPTIONS);
-  t.same(kinds(result.findings), ['item_type_inferred', 'item_type_inferred', 'item_type_inferred', 'message_content_fixed', 'arguments_stringified', 'tool_output_stringified']);
+  t.same(kinds(result.findings), ['item_type_inferred', 'item_type_inferred', 'message_content_fixed', 'arguments_stringified', 'tool_output_stringified']);
   t.equal(result.items[2].output, '5');
+  t.same(repairItems([{ role: 'user', content: 'hi' }], { ...DEFAULT_REPAIR_OPTIONS, mode: 'strict' }).findings, [], 'strict mode passes an easy input message');
 
   const some = repairItems(items, { ...DEFAULT_REPAIR_OPTIONS, disabled: new Set(['item-content', 'item-outputs']) });
   t.same(some.items[0].content, [{ type: 'text', text: 'hi' }], 'disabled pass left alone');

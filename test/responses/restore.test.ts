@@ -1,10 +1,11 @@
 import t from 'tap';
 import { loadHistoryContext } from '../../src/responses/context.js';
-import { restoreHistory, turnStart, type RestoreInput } from '../../src/responses/restore.js';
+import { restoreHistory, sentMalformedToolItems, turnStart, type RestoreInput } from '../../src/responses/restore.js';
 import { createMemoryResponseStore } from '../../src/responses/store.js';
 import { itemText, type Item, type ResponseObject } from '../../src/responses/types.js';
 
-// Restoration: the current turn only, in the model's order; compaction of older turns left alone.
+// Restoration: the current turn only, in the model's order; compaction of older turns left alone;
+// a valid history gets back only what makes it valid.
 
 const user = (text: string): Item => ({ type: 'message', role: 'user', content: text });
 const call = (n: number): Item => ({ id: `fc_${n}`, type: 'function_call', call_id: `call_${n}`, name: 'read_file', arguments: `{"n":${n}}`, status: 'completed' });
@@ -25,6 +26,7 @@ function known(extra: Partial<RestoreInput> = {}): Omit<RestoreInput, 'items'> {
     ]),
     conversations: new Map([['resp_3', conversation]]),
     convertOrphans: true,
+    wholeTurn: true, // a client that sent malformed tool items
     ...extra,
   };
 }
@@ -97,7 +99,7 @@ t.test('loadHistoryContext + restore against a real store', async (t) => {
   const items = [user('sum'), call(2), out(2)];
   const context = await loadHistoryContext(store, items, { restore: true });
   t.same([...context.conversations.keys()], ['resp_2'], 'only the anchor conversation is read');
-  const result = restoreHistory({ items, ...context, convertOrphans: true });
+  const result = restoreHistory({ items, ...context, convertOrphans: true, wholeTurn: true });
   t.same(brief(result.items), ['user:sum', 'fc1', 'out1', 'fc2', 'out2']);
 
   const off = await loadHistoryContext(store, items, { restore: false });
@@ -106,4 +108,30 @@ t.test('loadHistoryContext + restore against a real store', async (t) => {
   t.equal(unknown.previousUnknown, true);
   const chained = await loadHistoryContext(store, [out(2)], { restore: true, previousResponseId: 'resp_2' });
   t.same(brief(chained.previous), ['user:sum', 'fc1', 'out1', 'fc2']);
+});
+
+t.test('a valid history: what the client left out of its own turn stays out; only what makes it valid comes back', async (t) => {
+  const valid = { ...known(), wholeTurn: false };
+  const trimmed = [user('sum'), call(1), out(1), call(3), out(3)]; // call 2 and its output dropped on purpose
+  const kept = restoreHistory({ items: trimmed, ...valid });
+  t.equal(kept.items, trimmed, 'nothing spliced back');
+  t.same(kept.findings, []);
+  const latestOnly = restoreHistory({ items: [user('old turn'), user('sum'), call(3), out(3)], ...valid });
+  t.same(brief(latestOnly.items), ['user:old turn', 'user:sum', 'fc3', 'out3'], 'only the latest call, well-formed: left alone');
+  // A call sent without its output is invalid: its output comes back when the store has it.
+  const unanswered = restoreHistory({ items: [user('sum'), call(1), call(3), out(3)], ...valid });
+  t.same(brief(unanswered.items), ['user:sum', 'fc1', 'out1', 'fc3', 'out3']);
+  t.same(unanswered.findings.map((f) => [f.kind, f.index]), [['history_restored', 2]]);
+  // An output without its call is invalid: the call comes back.
+  const orphan = restoreHistory({ items: [user('sum'), out(3)], ...valid });
+  t.same(brief(orphan.items), ['user:sum', 'fc3', 'out3']);
+});
+
+t.test('sentMalformedToolItems: tool items OpenAI would refuse, read before item repair', async (t) => {
+  t.equal(sentMalformedToolItems([{ role: 'user', content: 'hi' }, { type: 'function_call_output', call_id: 'c', output: '1' }]), false, 'typed items, untyped messages: valid');
+  t.equal(sentMalformedToolItems([{ call_id: 'c', output: '1' }]), true, 'an output without type');
+  t.equal(sentMalformedToolItems([{ call_id: 'c', name: 'f', arguments: '{}' }]), true, 'a call without type');
+  t.equal(sentMalformedToolItems([{ role: 'tool', tool_call_id: 'c', content: '1' }]), true, 'a chat tool message');
+  t.equal(sentMalformedToolItems([{ role: 'assistant', content: '', tool_calls: [] }]), true, 'chat tool_calls');
+  t.equal(sentMalformedToolItems('just text'), false);
 });

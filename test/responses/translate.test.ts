@@ -130,3 +130,29 @@ t.test('the other fields real clients send still give a spec-valid response', as
   t.same(validateSchema('Response', response), []);
   t.match(response, { store: false, metadata: { a: 'b' }, text: { format: { type: 'text' }, verbosity: 'low' }, tool_choice: 'required' });
 });
+
+t.test('reasoning items → reasoning_content of the assistant message they came with', async (t) => {
+  const request = parseResponsesRequest({
+    model: 'up/deepseek',
+    input: [
+      { type: 'message', role: 'user', content: 'Plan it' },
+      { id: 'rs_1', type: 'reasoning', summary: [], content: [{ type: 'reasoning_text', text: 'First, look up a.' }] },
+      { type: 'function_call', call_id: 'call_a', name: 'read', arguments: '{}' },
+      { id: 'rs_2', type: 'reasoning', summary: [{ type: 'summary_text', text: 'Then b.' }] },
+      { type: 'function_call', call_id: 'call_b', name: 'read', arguments: '{}' },
+      { type: 'function_call_output', call_id: 'call_a', output: 'A' },
+      { type: 'function_call_output', call_id: 'call_b', output: 'B' },
+      { id: 'rs_3', type: 'reasoning', summary: [], encrypted_content: 'gAAAA-opaque' },
+      { id: 'rs_4', type: 'reasoning', summary: [], content: [{ type: 'reasoning_text', text: 'Both read.' }] },
+      { id: 'msg_1', type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Done.', annotations: [] }] },
+      { id: 'rs_5', type: 'reasoning', summary: [{ type: 'summary_text', text: 'dangling' }] },
+      { type: 'message', role: 'user', content: 'Thanks' },
+    ],
+  });
+  const chat = toChatRequest(request, request.input as any, { provider: 'up' });
+  t.same(
+    chat.messages.map((m) => [m.role, m.reasoning_content]),
+    [['user', undefined], ['assistant', 'First, look up a.\n\nThen b.'], ['tool', undefined], ['tool', undefined], ['assistant', 'Both read.'], ['user', undefined]],
+  );
+  t.same(chat.messages[1].tool_calls?.map((c) => c.id), ['call_a', 'call_b'], 'one step, both calls');
+});

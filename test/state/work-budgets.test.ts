@@ -2,7 +2,6 @@ import t from 'tap';
 import { RepairBudget, REPAIR_MAX_CHARS } from '../../src/repair/bounded-json.js';
 import { ANONYMOUS_SCOPE, scopeOf } from '../../src/state/scope.js';
 import { createWorkBudgets, WorkBudgetStore, workBudgetsFor } from '../../src/state/work-budgets.js';
-import { FuzzyBudget } from '../../src/toolcalls/names.js';
 
 t.test('one set of budgets per configured key and the anonymous scope; the same set on every lookup', async (t) => {
   const store = workBudgetsFor(['alpha', 'beta']);
@@ -12,10 +11,8 @@ t.test('one set of budgets per configured key and the anonymous scope; the same 
   t.equal(store.forScope(scopeOf('alpha')), alpha, 'stable: state lives across requests');
   t.not(alpha, beta);
   t.not(alpha.repair, beta.repair);
-  t.not(alpha.fuzzy, beta.fuzzy);
   t.not(store.forScope(ANONYMOUS_SCOPE), alpha);
   t.ok(alpha.repair instanceof RepairBudget);
-  t.ok(alpha.fuzzy instanceof FuzzyBudget);
 });
 
 t.test('a scope outside the configured ones shares one extra set: the store never grows', async (t) => {
@@ -33,5 +30,4 @@ t.test("spending one scope's repair budget leaves the others' whole", async (t) 
   t.ok(a.take(worst) && a.take(worst), 'a burst of two worst cases');
   t.notOk(a.take(worst), 'then a is busy');
   t.ok(store.forScope('b').repair.take(worst), 'b is not');
-  t.ok(store.forScope('b').fuzzy.available() > 0);
 });

@@ -221,3 +221,12 @@ t.test('checking arguments against a known schema builds no key arrays', async (
   t.equal(calls, 0);
   t.equal(fixArguments('{"q":1}', {}).errors.length, 0, 'an empty schema is no schema');
 });
+
+t.test('a key named __proto__ in arguments stays data when a value is coerced', async (t) => {
+  const schema = { type: 'object', properties: { ['__proto__']: { type: 'integer' } } };
+  const fixed = fixArguments('{"__proto__": "5"}', schema);
+  const value = JSON.parse(fixed.arguments) as Record<string, unknown>;
+  t.equal(Object.getPrototypeOf({}), Object.prototype);
+  t.ok(Object.hasOwn(value, '__proto__'), 'an own property');
+  t.equal(({} as Record<string, unknown>).polluted, undefined);
+});

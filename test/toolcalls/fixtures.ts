@@ -1,3 +1,5 @@
+import { LAST_MILE_CASES } from './fixtures-last-mile.js';
+
 // Model outputs per format, with what the parser must make of them. Shared by the parser tests
 // and the streaming tests (which check every case over many random splits).
 
@@ -131,6 +133,9 @@ export const CASES: ParseCase[] = [
   { title: 'DeepSeek V3.2 DSML', format: 'deepseek-dsml', text: '<｜DSML｜function_calls>\n<｜DSML｜invoke name="get_weather">\n<｜DSML｜parameter name="city" string="true">SF</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>', calls: [W('SF')], content: null },
   { title: 'gpt-oss harmony call', format: 'gpt-oss', text: '<|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city":"SF"}<|call|>', calls: [W('SF')], content: null },
   { title: 'Step-3', format: 'step3', text: '<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="get_time"></steptml:invoke><｜tool_call_end｜><｜tool_calls_end｜>', calls: [T()], content: null },
+
+  // ---- What the formats used to miss (test/toolcalls/fixtures-last-mile.ts) ----
+  ...LAST_MILE_CASES,
 ];
 
 /** Texts for the streaming property: plain prose, near-misses and mixtures. */

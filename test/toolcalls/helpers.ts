@@ -1,6 +1,8 @@
-import type { ToolDefinition } from '../../src/api/chat-types.js';
+import type { ChatChunk, ToolDefinition } from '../../src/api/chat-types.js';
+import { createStreamNormalizer } from '../../src/toolcalls/normalize-stream.js';
+import type { NormalizeReport } from '../../src/toolcalls/normalize-shared.js';
 import { RepairBudget } from '../../src/repair/bounded-json.js';
-import { createNameResolver, FuzzyBudget } from '../../src/toolcalls/names.js';
+import { createNameResolver } from '../../src/toolcalls/names.js';
 import type { NormalizeContext } from '../../src/toolcalls/normalize.js';
 import type { ParseContext } from '../../src/toolcalls/types.js';
 
@@ -18,20 +20,33 @@ export const TOOLS: ToolDefinition[] = [
 export function parseContext(tools: ToolDefinition[] = TOOLS, aliases: Record<string, string> = {}): ParseContext {
   const map = new Map(tools.map((t) => [t.function.name, t] as const));
   const resolver = createNameResolver([...map.keys()], aliases);
-  const fuzzy = new FuzzyBudget();
-  return { tools: map, resolveName: (name) => resolver(name, fuzzy)?.name ?? null, repairBudget: new RepairBudget() };
+  return { tools: map, resolveName: (name) => resolver(name)?.name ?? null, repairBudget: new RepairBudget() };
 }
 
 export function normalizeContext(tools: ToolDefinition[] = TOOLS, extra: Partial<NormalizeContext> = {}): NormalizeContext {
   const map = new Map(tools.map((t) => [t.function.name, t] as const));
   const resolver = createNameResolver([...map.keys()], {});
-  const fuzzy = new FuzzyBudget();
   return {
     tools: map,
-    resolveName: (name) => resolver(name, fuzzy)?.name ?? null,
-    resolveNameDetailed: (name) => resolver(name, fuzzy),
+    resolveName: (name) => resolver(name)?.name ?? null,
+    resolveNameDetailed: resolver,
     repairBudget: new RepairBudget(),
     textParsing: true,
     ...extra,
   };
+}
+
+/** The stream normalizer over an async chunk source, as the chat path drives it (push per chunk, end). */
+export function normalizeStream(chunks: AsyncIterable<ChatChunk>, ctx: NormalizeContext): { chunks: AsyncIterable<ChatChunk>; report: NormalizeReport } {
+  const normalizer = createStreamNormalizer(ctx);
+  async function* run(): AsyncGenerator<ChatChunk> {
+    const out: ChatChunk[] = [];
+    for await (const chunk of chunks) {
+      normalizer.push(chunk, out);
+      yield* out.splice(0);
+    }
+    normalizer.end(out);
+    yield* out;
+  }
+  return { chunks: run(), report: normalizer.report };
 }

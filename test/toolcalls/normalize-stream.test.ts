@@ -2,8 +2,8 @@ import t from 'tap';
 import { settledHeap } from '../helpers/heap.js';
 import type { ChatChunk, ChatCompletion, ChunkDelta, FinishReason } from '../../src/api/chat-types.js';
 import { normalizeCompletion } from '../../src/toolcalls/normalize.js';
-import { createStreamNormalizer, normalizeStream } from '../../src/toolcalls/normalize-stream.js';
-import { TOOLS, normalizeContext } from './helpers.js';
+import { createStreamNormalizer } from '../../src/toolcalls/normalize-stream.js';
+import { TOOLS, normalizeContext, normalizeStream } from './helpers.js';
 
 const USAGE: ChatChunk = { id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [], usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 } };
 
@@ -67,7 +67,7 @@ t.test('native tool-call stream passes through as the same objects', async (t) =
   const out = await collect(normalized.chunks);
   t.equal(out.length, input.length);
   out.forEach((c, i) => t.equal(c, input[i], `chunk ${i} is the same object`));
-  t.same(normalized.report, { mode: 'native', toolCalls: 1, aliased: [], unknownNames: 0, invalidArguments: 0, repairedArguments: 0, malformedCalls: 0, unchecked: [] });
+  t.same(normalized.report, { mode: 'native', toolCalls: 1, aliased: [], unknownNames: 0, invalidArguments: 0, repairedArguments: 0, malformedCalls: 0, unchecked: [], cutOff: false });
 });
 
 t.test('plain text stream: prose flows, chunks unchanged', async (t) => {
@@ -215,8 +215,9 @@ t.test('pushAll: a batch gives what push gives chunk by chunk, and is the same a
         t.same(withoutNewIds(got, input), withoutNewIds(expected, input), `${label}: the same chunks (ids the gateway made aside)`);
         t.ok(got.every((c, i) => (input.includes(c) ? c === expected[i] : !input.includes(expected[i]))), `${label}: unchanged chunks are the same objects`);
         t.same({ ...batched.report }, { ...one.report }, `${label}: the same report`);
-        // Without tools every chunk passes; with them, prose tokens the scanner lets through at once do.
-        if (tools.length === 0) t.equal(sameArrays, batches, `${label}: every batch handed back as it is`);
+        // Without tools every chunk passes (where each choice's first delta has the role and calls are numbered 0..n-1);
+        // with them, prose tokens the scanner lets through at once do.
+        if (tools.length === 0 && !['several choices', 'native name in pieces, renumbered'].includes(name)) t.equal(sameArrays, batches, `${label}: every batch handed back as it is`);
         else if (name === 'prose' && size < input.length) t.ok(sameArrays > 0, `${label}: batches of prose tokens handed back as they are`);
       }
     }

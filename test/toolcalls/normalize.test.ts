@@ -20,10 +20,10 @@ t.test('native calls that need nothing pass through as the same object', async (
   const input = completion(null, [call('call_abcdefghijklmnopqrstuvwx', 'get_weather', '{"city":"SF"}')], 'tool_calls');
   const { completion: out, report } = normalizeCompletion(input, normalizeContext());
   t.equal(out, input);
-  t.same(report, { mode: 'native', toolCalls: 1, aliased: [], unknownNames: 0, invalidArguments: 0, repairedArguments: 0, malformedCalls: 0, unchecked: [] });
+  t.same(report, { mode: 'native', toolCalls: 1, aliased: [], unknownNames: 0, invalidArguments: 0, repairedArguments: 0, malformedCalls: 0, unchecked: [], cutOff: false });
 });
 
-t.test('native calls: names decoded and aliased, ids fixed, arguments repaired, finish_reason set', async (t) => {
+t.test('native calls: names decoded and aliased, ids fixed, arguments kept and checked, finish_reason set', async (t) => {
   const odd = tool('mcp/server:search.docs', { q: { type: 'string' } }, ['q']);
   const tools = [...TOOLS, odd];
   const codec = createNameCodec(tools.map((x) => x.function.name), OPENAI_TOOL_NAME_RULE);
@@ -37,14 +37,15 @@ t.test('native calls: names decoded and aliased, ids fixed, arguments repaired, 
   const { completion: out, report } = normalizeCompletion(input, normalizeContext(tools, { codec }));
   const calls = out.choices[0].message.tool_calls!;
   t.same(calls.map((c) => c.function.name), ['mcp/server:search.docs', 'search_procedure', 'get_weather', 'launch_rockets']);
-  t.same(calls.map((c) => c.function.arguments), ['{"q": "a"}', '{"query":"x"}', '{"days":3}', '{}']);
+  // Native arguments go on as the upstream sent them (a stream cannot rewrite them either): checked, reported.
+  t.same(calls.map((c) => c.function.arguments), ['{"q": "a"}', "{'query': 'x'}", '{"days": "3"}', '{}']);
   t.equal(new Set(calls.map((c) => c.id)).size, 4);
   t.notOk(calls.some((c) => c.id === 'call_0' || c.id === ''));
   t.equal(out.choices[0].finish_reason, 'tool_calls');
   t.same(report.aliased, [{ from: 'tool_search_procedure', to: 'search_procedure', how: 'normalized' }]);
   t.equal(report.unknownNames, 1);
-  t.equal(report.invalidArguments, 1, 'get_weather still lacks city');
-  t.equal(report.repairedArguments, 2);
+  t.equal(report.invalidArguments, 2, 'the single-quoted arguments, and get_weather lacking city');
+  t.equal(report.repairedArguments, 0);
   t.equal(input.choices[0].message.tool_calls![0].id, 'call_0', 'input not mutated');
 });
 
@@ -59,7 +60,7 @@ t.test('text calls become tool_calls', async (t) => {
     ['function', 'get_time', '{}'],
   ]);
   for (const c of choice.message.tool_calls!) t.match(c.id, /^call_[A-Za-z0-9]{24}$/);
-  t.same(report, { mode: 'text', toolCalls: 2, aliased: [{ from: 'functions.get_time', to: 'get_time', how: 'normalized' }], unknownNames: 0, invalidArguments: 0, repairedArguments: 1, malformedCalls: 0, format: 'hermes', unchecked: [] });
+  t.same(report, { mode: 'text', toolCalls: 2, aliased: [{ from: 'functions.get_time', to: 'get_time', how: 'normalized' }], unknownNames: 0, invalidArguments: 0, repairedArguments: 1, malformedCalls: 0, format: 'hermes', unchecked: [], cutOff: false });
   t.equal(out.usage, input.usage);
 });
 
@@ -82,10 +83,11 @@ t.test('text parsing off, or no tools declared: near no-ops', async (t) => {
   const text = completion('<tool_call>{"name": "get_time", "arguments": {}}</tool_call>');
   t.equal(normalizeCompletion(text, normalizeContext(TOOLS, { textParsing: false })).completion, text);
   t.equal(normalizeCompletion(text, normalizeContext([])).completion, text);
-  const native = completion(null, [call('call_0', 'x', '{}')]);
+  const native = completion(null, [call('call_abcdefghijklmnopqrstuvwx', 'x', '{}')], 'tool_calls');
   const { completion: out, report } = normalizeCompletion(native, normalizeContext([]));
   t.equal(out, native);
   t.equal(report.mode, 'native');
+  t.equal(report.unknownNames, 0, 'nothing declared: nothing to compare a name with');
 });
 
 t.test('a text call may use the upstream-encoded name', async (t) => {

@@ -2,11 +2,10 @@ import fc from 'fast-check';
 import t from 'tap';
 import type { ChatChunk, ChatCompletion } from '../../src/api/chat-types.js';
 import { normalizeCompletion } from '../../src/toolcalls/normalize.js';
-import { normalizeStream } from '../../src/toolcalls/normalize-stream.js';
 import { parseWithDetails } from '../../src/toolcalls/parse.js';
 import { REASONING_WRAPPERS, type ReasoningMode } from '../../src/toolcalls/reasoning.js';
 import { ToolCallStreamExtractor } from '../../src/toolcalls/stream-extractor.js';
-import { normalizeContext, parseContext } from './helpers.js';
+import { normalizeContext, normalizeStream, parseContext } from './helpers.js';
 
 const ctx = parseContext();
 const CALL = '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>';

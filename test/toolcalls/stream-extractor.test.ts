@@ -43,9 +43,10 @@ function stream(pieces: string[]): Outcome {
 }
 
 function whole(text: string): Outcome {
-  const { result, rejectedNames } = parseWithDetails(text, ctx);
-  // No calls: the extractor releases the prose trimmed, as the content would be.
-  return result ? { text: result.content ?? '', calls: result.calls, rejected: rejectedNames } : { text, calls: [], rejected: rejectedNames };
+  const { result, rejectedNames, content } = parseWithDetails(text, ctx);
+  // No calls: the extractor releases the content as the whole-text parse gives it (the text, but
+  // for markup a format removes: a bare Mistral [TOOL_CALLS] at the end).
+  return result ? { text: result.content ?? '', calls: result.calls, rejected: rejectedNames } : { text: content ?? '', calls: [], rejected: rejectedNames };
 }
 
 const texts = [...CASES.map((c) => ({ title: `${c.format}: ${c.title}`, text: c.text })), ...STREAM_EXTRA_TEXTS.map((text, i) => ({ title: `extra ${i}`, text }))];

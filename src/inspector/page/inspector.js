@@ -201,8 +201,10 @@
     }
     for (const diff of r.diffs) out.push(...renderDiff(diff));
     if (r.textCallsDetail) out.push(...renderTextCalls(r.textCallsDetail));
+    if (r.reasoning) out.push(el('h3', {}, `Reasoning (${r.reasoning.length} chars)`), el('pre', { class: 'raw' }, r.reasoning.text || '(not kept)'));
     if (r.aliasing && r.aliasing.length) out.push(el('h3', {}, 'Name aliasing'), el('ul', {}, r.aliasing.map((a) => el('li', {}, `${a.from} → ${a.to} (${a.how})`))));
     if (r.attemptsDetail && r.attemptsDetail.length) out.push(...renderAttempts(r.attemptsDetail));
+    if (r.contract && r.contract.length) out.push(...renderContract(r.contract));
     return out;
   }
 
@@ -255,6 +257,16 @@
         a.error ? el('div', { class: 'muted', title: a.error }, a.error.slice(0, 80)) : null));
     });
     return [el('h3', {}, `Upstream attempts (${attempts.length})`), el('div', { class: 'chain attempts' }, chain)];
+  }
+
+  /** Each answer that broke the request's tool contract: which one (0 = the first, then each re-ask's), what it broke, what came of it. */
+  function renderContract(notes) {
+    return [el('h3', {}, `Tool contract (${notes.length})`),
+      el('table', { class: 'findings' }, el('thead', {}, el('tr', {}, el('th', {}, 'answer'), el('th', {}, 'outcome'), el('th', {}, 'violations'))),
+        el('tbody', {}, notes.map((n) => el('tr', {},
+          el('td', {}, `${n.reask === 0 ? 'first' : `re-ask ${n.reask}`} · ${n.provider}/${n.model}`),
+          el('td', {}, n.outcome),
+          el('td', {}, n.violations.length ? el('ul', {}, n.violations.map((v) => el('li', {}, `${v.kind}: ${v.message}`))) : '—')))))];
   }
 
   // ---- wiring ---------------------------------------------------------------------------------

@@ -89,6 +89,8 @@ export function toGenerationConfig(request: ChatRequest, model: string): GeminiG
   } else if (effort && (major === null || major >= 3) && effort in LEVELS) {
     config.thinkingConfig = { thinkingLevel: LEVELS[effort] };
   }
+  // A client that asked for reasoning gets Gemini's thought summaries, as reasoning_content.
+  if (config.thinkingConfig && effort !== 'none' && effort !== 'minimal') config.thinkingConfig.includeThoughts = true;
   return Object.keys(config).length > 0 ? config : undefined;
 }
 

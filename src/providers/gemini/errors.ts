@@ -1,18 +1,11 @@
 import { errors, type GatewayError } from '../../errors.js';
+import { upstreamTypeFor } from '../upstream-http.js';
 import { isJsonObject } from './schema.js';
 
 // Gemini's google.rpc.Status errors → the catalogue: same HTTP status, Gemini's own message,
 // `code` = the ErrorInfo reason or the RPC status (e.g. `api_key_invalid`, `resource_exhausted`).
 // A RetryInfo delay (429/503) becomes a `retry-after` header the route can pass on. Whether a
 // status is retried is decided by the one failure table (src/resilience/failures.ts).
-
-const TYPES: Record<number, string> = {
-  400: 'invalid_request_error',
-  401: 'authentication_error',
-  403: 'permission_error',
-  404: 'not_found_error',
-  429: 'rate_limit_error',
-};
 
 export function geminiError(provider: string, status: number, body: string, retryAfterHeader?: string): GatewayError {
   const parsed = parse(body);
@@ -26,7 +19,7 @@ export function geminiError(provider: string, status: number, body: string, retr
   const reason = details.find((d) => typeof d.reason === 'string')?.reason;
   const rpcStatus = typeof error?.status === 'string' ? error.status : undefined;
   const code = typeof reason === 'string' ? reason.toLowerCase() : rpcStatus?.toLowerCase() ?? null;
-  const type = TYPES[httpStatus] ?? (httpStatus >= 500 ? 'upstream_error' : 'invalid_request_error');
+  const type = upstreamTypeFor(httpStatus);
   const result = errors.upstreamStatus(httpStatus, message, type, code);
 
   const delay = details.find((d) => typeof d.retryDelay === 'string')?.retryDelay;

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AssistantMessage, ChatChoice, ChatCompletion, FinishReason, ToolCall, Usage } from '../../api/chat-types.js';
 import { errors, type GatewayError } from '../../errors.js';
+import { noteAnswerWarning } from '../answer-warnings.js';
 import { restoreArgs, type ArgFix } from './schema.js';
 import type { GeminiCandidate, GeminiFunctionCall, GeminiUsageMetadata, GenerateContentResponse } from './wire-types.js';
 
@@ -27,6 +28,14 @@ const TOOL_FAILURES = new Set(['MALFORMED_FUNCTION_CALL', 'UNEXPECTED_TOOL_CALL'
 
 export function isToolFailure(reason: string | undefined): boolean {
   return reason !== undefined && TOOL_FAILURES.has(reason);
+}
+
+/**
+ * A candidate that ended with UNEXPECTED_TOOL_CALL (a call to a tool the request did not declare)
+ * but still holds calls: they are relayed, and the answer object carries a warning for the client.
+ */
+export function noteUnexpectedCalls(answer: object, finishReason: string | undefined, calls: number): void {
+  if (finishReason === 'UNEXPECTED_TOOL_CALL' && calls > 0) noteAnswerWarning(answer, 'unexpected_tool_call', calls);
 }
 
 /** Gemini says STOP even when it called tools; OpenAI clients loop on `tool_calls`. */
@@ -97,11 +106,17 @@ export function toCompletion(response: GenerateContentResponse, context: AnswerC
   if (candidates.length === 0) throw errors.upstreamBadResponse(context.provider, 'the response has no candidates');
 
   const failures: GeminiCandidate[] = [];
+  let unexpectedCalls = 0;
   const choices = candidates.map((candidate, position): ChatChoice => {
     let text = '';
+    let reasoning = '';
     const toolCalls: ToolCall[] = [];
     for (const part of candidate.content?.parts ?? []) {
-      if (part.thought === true) continue;
+      // Thought summaries are reasoning, never answer content: chat's reasoning_content.
+      if (part.thought === true) {
+        if (typeof part.text === 'string') reasoning += part.text;
+        continue;
+      }
       if (typeof part.text === 'string') text += part.text;
       if (part.functionCall) {
         const toolCall = toToolCall(part.functionCall, context);
@@ -112,8 +127,9 @@ export function toCompletion(response: GenerateContentResponse, context: AnswerC
     if (isToolFailure(candidate.finishReason)) {
       context.warn('gemini candidate ended without a usable tool call', { finishReason: candidate.finishReason, finishMessage: candidate.finishMessage });
       if (!text && toolCalls.length === 0) failures.push(candidate);
+      if (candidate.finishReason === 'UNEXPECTED_TOOL_CALL') unexpectedCalls += toolCalls.length;
     }
-    const message: AssistantMessage = { role: 'assistant', content: text || null, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) };
+    const message: AssistantMessage = { role: 'assistant', content: text || null, ...(reasoning ? { reasoning_content: reasoning } : {}), ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) };
     return { index: candidate.index ?? position, message, finish_reason: mapFinishReason(candidate.finishReason, toolCalls.length > 0), logprobs: null };
   });
   if (failures.length === candidates.length) throw toolFailureError(context.provider, failures[0]);
@@ -127,5 +143,6 @@ export function toCompletion(response: GenerateContentResponse, context: AnswerC
     choices,
     ...(usage ? { usage } : {}),
   };
+  noteUnexpectedCalls(completion, 'UNEXPECTED_TOOL_CALL', unexpectedCalls);
   return { completion, callMeta };
 }

@@ -1,7 +1,7 @@
 import type { AssistantMessage, ChatChunk, ChunkDelta, FinishReason, ToolCall, ToolCallDelta, Usage } from '../../api/chat-types.js';
 import { errors } from '../../errors.js';
 import {
-  isToolFailure, mapFinishReason, noteCallMeta, promptBlockedError, randomId, toToolCall, toolFailureError, toUsage,
+  isToolFailure, mapFinishReason, noteCallMeta, noteUnexpectedCalls, promptBlockedError, randomId, toToolCall, toolFailureError, toUsage,
   type AnswerContext, type CallMetaMap,
 } from './response.js';
 import type { GenerateContentResponse } from './wire-types.js';
@@ -12,6 +12,8 @@ import type { GenerateContentResponse } from './wire-types.js';
 
 interface ChoiceState {
   text: string;
+  /** Thought summaries so far (reasoning_content). */
+  reasoning: string;
   toolCalls: ToolCall[];
   finish: FinishReason | null;
 }
@@ -41,14 +43,21 @@ export class StreamTranslator {
       const index = candidate.index ?? position;
       let state = this.choices.get(index);
       if (!state) {
-        state = { text: '', toolCalls: [], finish: null };
+        state = { text: '', reasoning: '', toolCalls: [], finish: null };
         this.choices.set(index, state);
         out.push(this.chunk(index, { role: 'assistant', content: '' }, null));
       }
       const delta: ChunkDelta = {};
       const calls: ToolCallDelta[] = [];
       for (const part of candidate.content?.parts ?? []) {
-        if (part.thought === true) continue;
+        if (part.thought === true) {
+          // Thought summaries stream as reasoning_content, where OpenAI-compatible servers put reasoning.
+          if (typeof part.text === 'string' && part.text) {
+            delta.reasoning_content = `${typeof delta.reasoning_content === 'string' ? delta.reasoning_content : ''}${part.text}`;
+            state.reasoning += part.text;
+          }
+          continue;
+        }
         if (typeof part.text === 'string' && part.text) {
           delta.content = (delta.content ?? '') + part.text;
           state.text += part.text;
@@ -61,14 +70,16 @@ export class StreamTranslator {
         }
       }
       if (calls.length > 0) delta.tool_calls = calls;
-      if (delta.content !== undefined || calls.length > 0) out.push(this.chunk(index, delta, null));
+      if (delta.content !== undefined || delta.reasoning_content !== undefined || calls.length > 0) out.push(this.chunk(index, delta, null));
       if (candidate.finishReason && state.finish === null) {
         if (isToolFailure(candidate.finishReason)) {
           this.context.warn('gemini candidate ended without a usable tool call', { finishReason: candidate.finishReason, finishMessage: candidate.finishMessage });
           if (!state.text && state.toolCalls.length === 0) throw toolFailureError(this.context.provider, candidate);
         }
         state.finish = mapFinishReason(candidate.finishReason, state.toolCalls.length > 0);
-        out.push(this.chunk(index, {}, state.finish));
+        const finish = this.chunk(index, {}, state.finish);
+        noteUnexpectedCalls(finish, candidate.finishReason, state.toolCalls.length);
+        out.push(finish);
       }
     });
     return out;
@@ -92,7 +103,12 @@ export class StreamTranslator {
 
   /** The assistant messages as the client will have assembled them (for the ledger). */
   messages(): AssistantMessage[] {
-    return [...this.choices.values()].map((s) => ({ role: 'assistant', content: s.text || null, ...(s.toolCalls.length > 0 ? { tool_calls: s.toolCalls } : {}) }));
+    return [...this.choices.values()].map((s) => ({
+      role: 'assistant',
+      content: s.text || null,
+      ...(s.reasoning ? { reasoning_content: s.reasoning } : {}),
+      ...(s.toolCalls.length > 0 ? { tool_calls: s.toolCalls } : {}),
+    }));
   }
 
   private base(): Pick<ChatChunk, 'id' | 'object' | 'created' | 'model'> {

@@ -1,7 +1,7 @@
 import { defineFormat } from './define.js';
 import { matchInvokeSection } from './invoke-xml.js';
 
-// DeepSeek V3.2 DSML markup (as its encoding script writes calls and SGLang's deepseekv32 detector
+// DeepSeek V3.2 and V4 DSML markup (as its encoding script writes calls and SGLang's deepseekv32 detector
 // reads them); string="true" values are text, string="false" values are JSON:
 //   <｜DSML｜function_calls>
 //   <｜DSML｜invoke name="get_weather">
@@ -17,7 +17,10 @@ import { matchInvokeSection } from './invoke-xml.js';
 const DSML = { open: '<｜DSML｜function_calls>', tag: 'function_calls', tags: { prefix: '｜DSML｜', plainClosers: true } } as const;
 const ASCII = { open: '<|DSML|function_calls>', tag: 'function_calls', tags: { prefix: '|DSML|', plainClosers: true } } as const;
 const PLAIN = { open: '<function_calls>', tag: 'function_calls', tags: { prefix: '' } } as const;
-const SECTIONS = [DSML, ASCII, PLAIN];
+// DeepSeek V4 keeps the V3.2 grammar inside <｜DSML｜tool_calls>…</｜DSML｜tool_calls> (vLLM's deepseekv4 parser).
+const V4 = { open: '<｜DSML｜tool_calls>', tag: 'tool_calls', tags: DSML.tags } as const;
+const V4_ASCII = { open: '<|DSML|tool_calls>', tag: 'tool_calls', tags: ASCII.tags } as const;
+const SECTIONS = [DSML, ASCII, V4, V4_ASCII, PLAIN];
 
 export const deepseekDsmlFormat = defineFormat({
   name: 'deepseek-dsml',

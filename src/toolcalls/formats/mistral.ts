@@ -24,7 +24,9 @@ export const mistralFormat = defineFormat({
     if (marker === 'no') return NONE;
     if (marker === 'partial') return outOfText(env);
     const at = skipWhitespace(text, start + MARKER.length);
-    if (at >= text.length) return outOfText(env);
+    // The marker and nothing after it: a call begun and never written. The special token is no
+    // prose; it is removed and counted as a call that could not be read.
+    if (at >= text.length) return env.final ? { kind: 'segments', end: text.length, segments: [], malformed: 1 } : INCOMPLETE;
 
     if (text[at] === '[' || text[at] === '{') {
       const end = findJsonEnd(text, at);

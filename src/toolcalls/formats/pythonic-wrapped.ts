@@ -1,6 +1,6 @@
 import { skipWhitespace } from '../text/json-scan.js';
 import type { RepairBudget } from '../../repair/bounded-json.js';
-import { readPythonCallList } from '../text/python-literal.js';
+import { MAX_SKIPPED_CALL, readPythonCallList } from '../text/python-literal.js';
 import { defineFormat } from './define.js';
 import { readCallSequence } from './json-calls.js';
 import { INCOMPLETE, NONE, type CallShape, callsFromShapes, indexFrom, literalAt, outOfText } from './shared.js';
@@ -9,7 +9,8 @@ import type { BlockMatch, ScanEnv } from './types.js';
 
 // Pythonic calls inside a model's wrapper tokens:
 //   LFM2:   <|tool_call_start|>[get_weather(city="Paris"), get_time()]<|tool_call_end|>
-//           (LFM2 also writes the JSON form [{"name": …, "arguments": …}] between the same tokens)
+//           (LFM2 also writes the JSON form [{"name": …, "arguments": …}] between the same tokens,
+//           calls without the list's brackets, and an echo of the calls after the closing token)
 //   OLMo 3: <function_calls>get_weather(city="Paris")\nget_time(zone=null)</function_calls>
 //           (one call per line, JSON constants allowed; a bracketed list is read too)
 // The wrapper is what makes these calls: without it, a pythonic list is the pythonic format's.
@@ -29,13 +30,45 @@ export const lfm2Format = defineFormat({
     if (open === 'partial') return outOfText(env);
     const at = skipWhitespace(text, start + LFM2_OPEN.length);
     if (at >= text.length) return outOfText(env);
-    const listed = readListAt(text, at, env, indexFrom(text, LFM2_OPEN, at), ctx.repairBudget);
+    const listed = IDENT_START.test(text[at]) ? readUnbracketed(text, at, env) : readListAt(text, at, env, indexFrom(text, LFM2_OPEN, at), ctx.repairBudget);
     if (listed.kind !== 'calls') return listed.kind === 'incomplete' ? INCOMPLETE : NONE;
-    const end = closerEnd(text, listed.end, LFM2_CLOSE, env);
+    const closed = closerEnd(text, listed.end, LFM2_CLOSE, env);
+    if (closed === 'incomplete') return INCOMPLETE;
+    const end = closed === listed.end ? closed : echoEnd(text, closed, text.slice(at, listed.end), env);
     if (end === 'incomplete') return INCOMPLETE;
     return listedCalls(listed, ctx, end);
   },
 });
+
+const IDENT_START = /[A-Za-z_]/;
+
+/** LFM2 calls written without the list's brackets, `f(…), g(…)`, up to the closing token. */
+function readUnbracketed(text: string, at: number, env: ScanEnv): Listed {
+  const close = indexFrom(text, LFM2_CLOSE, at);
+  const next = indexFrom(text, LFM2_OPEN, at);
+  if (close < 0 || (next >= 0 && next < close)) return env.final || next >= 0 ? { kind: 'none' } : { kind: 'incomplete' };
+  const written = text.slice(at, close).trimEnd();
+  const list = readPythonCallList(`[${written}]`, 0);
+  if (list.kind !== 'calls' || list.end !== written.length + 2) return { kind: 'none' };
+  return { kind: 'calls', shapes: list.calls, end: at + written.length, malformed: list.malformed };
+}
+
+/**
+ * LFM2 often repeats the calls it just made after the closing token, capped with a second closing
+ * token (vLLM drops that echo too): the same text again and its closer belong to the block.
+ */
+function echoEnd(text: string, closed: number, calls: string, env: ScanEnv): number | 'incomplete' {
+  const at = skipWhitespace(text, closed);
+  if (at >= text.length) return env.final ? closed : 'incomplete';
+  const echo = literalAt(text, at, calls);
+  if (echo === 'partial') return env.final ? closed : 'incomplete';
+  if (echo === 'no') return closed;
+  const after = skipWhitespace(text, at + calls.length);
+  if (after >= text.length) return env.final ? closed : 'incomplete';
+  const closer = literalAt(text, after, LFM2_CLOSE);
+  if (closer === 'partial') return env.final ? closed : 'incomplete';
+  return closer === 'yes' ? after + LFM2_CLOSE.length : closed;
+}
 
 /** `malformed`: names of pythonic calls left out because their arguments could not be read. */
 type Listed = { kind: 'calls'; shapes: CallShape[]; end: number; malformed: string[] } | { kind: 'incomplete' } | { kind: 'none' };
@@ -97,6 +130,7 @@ export const olmo3Format = defineFormat({
 
     // One call per line, up to the closing tag (or the end of the answer).
     const shapes: CallShape[] = [];
+    const malformed: string[] = [];
     let end = at;
     for (;;) {
       at = skipWhitespace(text, at);
@@ -113,15 +147,32 @@ export const olmo3Format = defineFormat({
       const line = lineAt(text, at, env);
       if (line === 'incomplete') return INCOMPLETE;
       const parsed = readPythonCallList(`[${text.slice(at, line)}]`, 0);
-      // A line that is not a call leaves the block as content up to that line's end; it is not
-      // read again from a later opener on the same line (a repeated opener stays linear).
-      if (parsed.kind !== 'calls' || parsed.end !== line - at + 2) return { kind: 'none', skipTo: line };
-      shapes.push(...parsed.calls);
+      if (parsed.kind === 'calls' && parsed.end === line - at + 2) {
+        shapes.push(...parsed.calls);
+        malformed.push(...parsed.malformed);
+      } else if (malformedCallLine(text.slice(at, line), ctx)) {
+        // `declared_tool(…)` whose arguments cannot be read: left out and counted, the others stand.
+        malformed.push(text.slice(at, line));
+      } else {
+        // A line that is not a call leaves the block as content up to that line's end; it is not
+        // read again from a later opener on the same line (a repeated opener stays linear).
+        return { kind: 'none', skipTo: line };
+      }
       at = end = line;
     }
-    return shapes.length > 0 ? callsFromShapes(shapes, ctx, end, end) : NONE;
+    if (shapes.length === 0) return malformed.length > 0 ? { kind: 'none', skipTo: end } : NONE;
+    const match = callsFromShapes(shapes, ctx, end, end);
+    return match.kind === 'calls' && malformed.length > 0 ? { ...match, malformed: malformed.length } : match;
   },
 });
+
+/** A line written as a call to a declared tool, `name(…)`, at most MAX_SKIPPED_CALL characters. */
+function malformedCallLine(line: string, ctx: ParseContext): boolean {
+  const trimmed = line.trim();
+  if (trimmed.length > MAX_SKIPPED_CALL || !trimmed.endsWith(')')) return false;
+  const name = /^([A-Za-z_][\w.]*)\s*\(/.exec(trimmed);
+  return name !== null && ctx.resolveName(name[1]) !== null;
+}
 
 /** Where the call line starting at `at` ends: its newline, or the closing tag on the same line. */
 function lineAt(text: string, at: number, env: ScanEnv): number | 'incomplete' {

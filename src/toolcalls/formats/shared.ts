@@ -1,5 +1,5 @@
-import { toArgumentsJson } from '../arguments.js';
-import { MAX_NESTING, exceedsDepth, isPlainObject } from '../text/json-scan.js';
+import { singleRequiredStringProperty, toArgumentsJson } from '../arguments.js';
+import { MAX_NESTING, exceedsDepth, isPlainObject, parseJsonStrict } from '../text/json-scan.js';
 import type { ParseContext, ParsedCall } from '../types.js';
 import type { ReasoningWrapper } from '../reasoning.js';
 import type { BlockMatch, ScanEnv, ToolCallFormat } from './types.js';
@@ -128,15 +128,22 @@ function shapesOf(value: unknown, strict: boolean): CallShape[] | undefined {
     const extra = Object.keys(value).some((key) => key !== 'function' && key !== 'type' && key !== 'id' && key !== 'index');
     if (strict && extra) return undefined;
     // A tool definition ({function: {name, description, parameters: <schema>}}) is not a call.
-    if (!('arguments' in value.function) && 'description' in value.function) return undefined;
+    if (!('arguments' in value.function) && ('description' in value.function || isObjectSchema(value.function.parameters))) return undefined;
     const args = value.function.arguments ?? value.function.parameters;
     return isArgumentsLike(args) ? [{ name: value.function.name, args }] : undefined;
   }
   if (typeof value.name !== 'string') return undefined;
   const hasArgs = 'arguments' in value || 'parameters' in value;
   if (strict && (!hasArgs || Object.keys(value).some((key) => !BARE_CALL_KEYS.has(key)))) return undefined;
+  // {name, parameters: <an object schema>} (with or without a description) is a definition too.
+  if (!('arguments' in value) && isObjectSchema(value.parameters)) return undefined;
   const args = value.arguments ?? value.parameters;
   return isArgumentsLike(args) ? [{ name: value.name, args }] : undefined;
+}
+
+/** A JSON Schema of an object (`type: "object"` with `properties`): what a tool definition's `parameters` holds, never a call's values. */
+function isObjectSchema(value: unknown): boolean {
+  return isPlainObject(value) && value.type === 'object' && isPlainObject(value.properties);
 }
 
 /** Turns shapes into calls; a block with any undeclared name stays content as a whole. */
@@ -145,12 +152,28 @@ export function callsFromShapes(shapes: CallShape[], ctx: ParseContext, end: num
   let rejected = 0;
   for (const shape of shapes) {
     if (exceedsDepth(shape.args)) return { kind: 'none', ...(skipTo !== undefined ? { skipTo } : {}) };
-    const call = makeCall(shape.name, shape.args, ctx);
+    const call = makeCall(shape.name, freeTextArguments(shape, ctx), ctx);
     if (call) calls.push(call);
     else rejected++;
   }
   if (rejected > 0) return { kind: 'none', rejectedNames: rejected, ...(skipTo !== undefined ? { skipTo } : {}) };
   return { kind: 'calls', end, calls };
+}
+
+/**
+ * `"arguments": "hello"`: a string that is not JSON object text is the value of the tool's single
+ * required string parameter when it has one (as the `<TOOL>` format reads free text); otherwise it
+ * is left to the arguments repair (wrapped as `{"_raw": …}` and counted as invalid).
+ */
+function freeTextArguments(shape: CallShape, ctx: ParseContext): unknown {
+  if (typeof shape.args !== 'string') return shape.args;
+  const trimmed = shape.args.trim();
+  if (trimmed === '' || trimmed.startsWith('{') || trimmed.startsWith('[')) return shape.args;
+  const name = ctx.resolveName(shape.name.trim());
+  const parameter = name === null ? undefined : singleRequiredStringProperty(ctx.tools.get(name)?.function.parameters);
+  if (parameter === undefined) return shape.args;
+  const quoted = trimmed.startsWith('"') ? parseJsonStrict(trimmed) : undefined;
+  return { [parameter]: typeof quoted === 'string' ? quoted : shape.args };
 }
 
 /** Arguments must be an object (or its JSON text) for a call to count. */

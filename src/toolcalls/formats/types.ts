@@ -35,14 +35,15 @@ export type FormatSegment =
  * - `calls`: text[start, end) is a call block and becomes these calls; `malformed` counts calls in
  *   it that could not be read and were left out (a finding for the report).
  * - `segments`: text[start, end) becomes these pieces in order (content, reasoning, calls), e.g. a
- *   harmony message sequence. Same stability rule as `calls`.
+ *   harmony message sequence. Same stability rule as `calls`; `malformed` as for `calls` (a Mistral
+ *   `[TOOL_CALLS]` with nothing after it is removed and counted).
  * - `none`: not a call block; the scanner moves on (to `skipTo` when given: malformed blocks
  *   stay content as a whole). `rejectedNames` counts well-formed calls to undeclared tools.
  * - `incomplete`: cannot tell before more text arrives (never returned when `env.final`).
  */
 export type BlockMatch =
   | { kind: 'calls'; end: number; calls: ParsedCall[]; malformed?: number }
-  | { kind: 'segments'; end: number; segments: FormatSegment[] }
+  | { kind: 'segments'; end: number; segments: FormatSegment[]; malformed?: number }
   | { kind: 'none'; skipTo?: number; rejectedNames?: number }
   | { kind: 'incomplete' };
 

@@ -144,10 +144,11 @@ t.test('generation config', async (t) => {
     temperature: 0.2, topP: 0.9, maxOutputTokens: 200, candidateCount: 2, seed: 7, presencePenalty: 0.1, frequencyPenalty: 0.3,
     stopSequences: ['END'], responseMimeType: 'application/json',
     responseJsonSchema: { type: 'object', properties: { a: { enum: [1] } }, additionalProperties: false },
-    thinkingConfig: { thinkingBudget: 1024 },
+    thinkingConfig: { thinkingBudget: 1024, includeThoughts: true },
   });
   const g3 = build({ messages: [{ role: 'user', content: 'hi' }], reasoning_effort: 'high', response_format: { type: 'json_object' } }, 'gemini-3-pro-preview');
-  t.same(g3.generationConfig, { responseMimeType: 'application/json', thinkingConfig: { thinkingLevel: 'high' } });
+  t.same(g3.generationConfig, { responseMimeType: 'application/json', thinkingConfig: { thinkingLevel: 'high', includeThoughts: true } }, 'a client that asked for reasoning gets thought summaries');
+  t.same(build({ messages: [{ role: 'user', content: 'hi' }], reasoning_effort: 'none' }, 'gemini-3-pro-preview').generationConfig, { thinkingConfig: { thinkingLevel: 'minimal' } }, 'none asks for none');
   t.notOk(build({ messages: [{ role: 'user', content: 'hi' }], reasoning_effort: 'low' }, 'gemini-2.0-flash').generationConfig, 'no thinking config for models without thinking');
   t.equal(validateRequest(body, 'gemini-2.5-flash'), null);
 });

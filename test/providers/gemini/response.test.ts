@@ -33,6 +33,7 @@ t.test('function calls become tool calls with ids, JSON arguments and finish_rea
   t.equal(completion.object, 'chat.completion');
   t.equal(completion.model, 'gemini/gemini-2.5-flash');
   t.equal(choice.message.content, 'Let me check.', 'thought parts are not content');
+  t.equal(choice.message.reasoning_content, 'secret reasoning', 'thought summaries are reasoning_content');
   t.equal(choice.finish_reason, 'tool_calls');
   const calls = choice.message.tool_calls ?? [];
   t.match(calls[0].id, /^call_[a-zA-Z0-9]{24}$/);
@@ -137,4 +138,17 @@ t.test('Gemini errors keep status and message', async (t) => {
   t.match(geminiError('gemini', 503, JSON.stringify([{ error: { code: 503, message: 'The model is overloaded.', status: 'UNAVAILABLE' } }]), '7'), { status: 503, type: 'upstream_error', code: 'unavailable', headers: { 'retry-after': '7' } });
   t.match(geminiError('gemini', 502, '<html>Bad Gateway</html>'), { status: 502, message: "Provider 'gemini' answered HTTP 502: <html>Bad Gateway</html>" });
   t.match(geminiError('gemini', 404, ''), { status: 404, type: 'not_found_error' });
+});
+
+t.test('stream translation: thought summaries stream as reasoning_content and are in the recorded message', async (t) => {
+  const translator = new StreamTranslator(context(), false);
+  const chunks = [
+    ...translator.push({ candidates: [{ content: { parts: [{ text: 'Weighing ', thought: true }] } }] }),
+    ...translator.push({ candidates: [{ content: { parts: [{ text: 'options.', thought: true }, { functionCall: { name: 'a', args: {} }, thoughtSignature: 'c2ln' }] }, finishReason: 'STOP' }] }),
+    ...translator.end(),
+  ];
+  const reasoning = chunks.map((c) => c.choices[0]?.delta.reasoning_content ?? '').join('');
+  t.equal(reasoning, 'Weighing options.');
+  t.notOk(chunks.some((c) => typeof c.choices[0]?.delta.content === 'string' && c.choices[0].delta.content !== ''), 'never content');
+  t.equal(translator.messages()[0].reasoning_content, 'Weighing options.');
 });

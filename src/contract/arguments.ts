@@ -1,0 +1,115 @@
+import type { ErrorObject } from 'ajv';
+import { isRecord } from '../is-record.js';
+import { repairJsonBounded, type RepairBudget } from '../repair/bounded-json.js';
+import { MAX_VALIDATED_CHARS } from '../toolcalls/arguments.js';
+import { validatorFor } from '../toolcalls/schema-validators.js';
+
+// The contract's reading of one call's arguments: they must be a JSON object valid against the
+// tool's `parameters` schema. Only repairs that cannot change meaning are allowed: JSON syntax
+// (what jsonrepair fixes, a double-encoded object) and a string holding a number where the schema
+// wants a number. A number where a string is wanted, an extra property, a missing one, a value
+// outside an enum: each is a violation, reported with the schema's own words. What the schema
+// check cannot check (size limits, an uncompilable schema, a spent compile budget) passes.
+
+export type ArgumentsVerdict =
+  /** `arguments`: the text to hand on (the upstream's own, or repaired without changing meaning). */
+  | { valid: true; arguments: string; repaired: boolean }
+  | { valid: false; problems: string[] };
+
+/** Problems listed per call, at most this many (the rest are counted). */
+const MAX_PROBLEMS = 5;
+const NUMBER = /^-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
+const INTEGER = /^-?\d+$/;
+
+export function checkArguments(raw: string, schema: unknown, budget: RepairBudget): ArgumentsVerdict {
+  const parsed = parseObject(raw, budget);
+  if (!parsed) return { valid: false, problems: ['the arguments are not a JSON object'] };
+  let { value, repaired } = parsed;
+  const validate = isRecord(schema) && Object.keys(schema).length > 0 && raw.length <= MAX_VALIDATED_CHARS ? validatorFor(schema, budget).validate : undefined;
+  if (validate && !validate(value)) {
+    const coerced = numbersFromStrings(value, validate.errors ?? []);
+    if (coerced === undefined || !validate(coerced)) return { valid: false, problems: describe(validate.errors ?? []) };
+    value = coerced;
+    repaired = true;
+  }
+  return { valid: true, arguments: repaired ? JSON.stringify(value) : raw, repaired };
+}
+
+function parseObject(raw: string, budget: RepairBudget): { value: Record<string, unknown>; repaired: boolean } | undefined {
+  const text = raw.trim();
+  if (text === '') return { value: {}, repaired: raw !== '{}' };
+  let parsed = parseOrUndefined(text);
+  let repaired = false;
+  if (typeof parsed === 'string') {
+    // Double-encoded: "{\"city\":\"Paris\"}" is the same object, written twice.
+    parsed = parseOrUndefined(parsed.trim());
+    repaired = true;
+  } else if (parsed === undefined) {
+    const outcome = repairJsonBounded(text, budget);
+    parsed = 'repaired' in outcome ? parseOrUndefined(outcome.repaired) : undefined;
+    repaired = true;
+  }
+  return isRecord(parsed) ? { value: parsed, repaired } : undefined;
+}
+
+function parseOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A copy with every string the schema wants as a number turned into that number, or undefined when a type error is anything else. */
+function numbersFromStrings(value: Record<string, unknown>, errors: readonly ErrorObject[]): Record<string, unknown> | undefined {
+  let copy: Record<string, unknown> | undefined;
+  for (const error of errors) {
+    if (error.keyword !== 'type') continue;
+    const wanted = ([] as unknown[]).concat(error.params.type);
+    const path = pointerPath(error.instancePath);
+    const current = readPath(copy ?? value, path);
+    if (path.length === 0 || typeof current !== 'string') return undefined;
+    const text = current.trim();
+    let number: number | undefined;
+    if (wanted.includes('integer') && INTEGER.test(text) && Number.isSafeInteger(Number(text))) number = Number(text);
+    else if (wanted.includes('number') && NUMBER.test(text)) number = Number(text);
+    if (number === undefined) return undefined;
+    copy ??= structuredClone(value);
+    writePath(copy, path, number);
+  }
+  return copy;
+}
+
+function pointerPath(pointer: string): string[] {
+  return pointer.split('/').slice(1).map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
+}
+
+function readPath(root: unknown, path: readonly string[]): unknown {
+  let node = root;
+  for (const key of path) {
+    if (typeof node !== 'object' || node === null) return undefined;
+    node = (node as Record<string, unknown>)[key];
+  }
+  return node;
+}
+
+function writePath(root: Record<string, unknown>, path: readonly string[], value: unknown): void {
+  const parent = readPath(root, path.slice(0, -1));
+  if (typeof parent === 'object' && parent !== null) (parent as Record<string, unknown>)[path[path.length - 1]] = value;
+}
+
+/** The schema's errors in short words: `/city must be string`, `/ has a property the schema does not allow: 'zzz'`. */
+function describe(errors: readonly ErrorObject[]): string[] {
+  const out: string[] = [];
+  for (const error of errors) {
+    const at = error.instancePath || '/';
+    const params = error.params as Record<string, unknown>;
+    let text: string;
+    if (error.keyword === 'additionalProperties') text = `${at} has a property the schema does not allow: '${String(params.additionalProperty)}'`;
+    else if (error.keyword === 'enum' && Array.isArray(params.allowedValues)) text = `${at} must be one of ${JSON.stringify(params.allowedValues).slice(0, 200)}`;
+    else text = `${at} ${error.message ?? error.keyword}`;
+    if (!out.includes(text)) out.push(text);
+  }
+  if (out.length <= MAX_PROBLEMS) return out;
+  return [...out.slice(0, MAX_PROBLEMS), `and ${out.length - MAX_PROBLEMS} more`];
+}

@@ -1,0 +1,92 @@
+import { LRUCache } from 'lru-cache';
+import type { ChatRequest } from '../api/chat-types.js';
+import { GatewayError } from '../errors.js';
+import { isRecord } from '../is-record.js';
+
+// What an upstream honours of the contract's request fields, per provider and model
+// (docs/contract.md "Asking first"). toolgate first asks for what the request wants in the
+// provider's own words: Gemini's functionCallingConfig (ANY, NONE, allowedFunctionNames), the
+// OpenAI-compatible `tool_choice` and `parallel_tool_calls` as sent, prompt mode's rendered
+// rules. An upstream that rejects one of these fields with a 400 naming it is learned like a
+// prompt-mode downgrade: the call is sent once more without that field, and the model gets it
+// left out for a while (bounded, expiring, per instance). The contract still checks the answer:
+// what the upstream was not told is enforced by the check and the re-ask.
+
+/** A request field (a tool_choice value by kind) an upstream can reject. */
+export type ContractField = 'parallel_tool_calls' | 'tool_choice:required' | 'tool_choice:none' | 'tool_choice:function' | 'tool_choice:allowed_tools';
+
+const MAX_MESSAGE = 2_000;
+// Rejection words of OpenAI ("Unsupported parameter: 'parallel_tool_calls' is not supported with
+// this model."), vLLM ("tool_choice \"required\" is not supported"), pydantic servers ("Extra
+// inputs are not permitted"), others ("unknown/unrecognized parameter"). Checked apart from the
+// field's name: two linear scans, no pattern spanning both.
+const REJECTS = /\b(?:not supported|unsupported|not allowed|not permitted|unrecognized|unknown (?:parameter|field|argument)|extra_forbidden|only (?:supports?|accepts?))\b/i;
+
+/** The contract field an upstream 400 rejects in `request`, if that is what it says. */
+export function rejectedContractField(error: unknown, request: ChatRequest): ContractField | undefined {
+  if (!(error instanceof GatewayError) || error.status !== 400 || error.kind !== 'upstream_status') return undefined;
+  const message = error.message.slice(0, MAX_MESSAGE);
+  const names = (field: string): boolean => error.param === field || message.includes(field);
+  if (!REJECTS.test(message) && error.code !== 'unsupported_parameter' && error.code !== 'unsupported_value') return undefined;
+  if (request.parallel_tool_calls !== undefined && names('parallel_tool_calls')) return 'parallel_tool_calls';
+  if (request.tool_choice !== undefined && names('tool_choice')) return toolChoiceField(request.tool_choice);
+  return undefined;
+}
+
+function toolChoiceField(choice: unknown): ContractField | undefined {
+  if (choice === 'required') return 'tool_choice:required';
+  if (choice === 'none') return 'tool_choice:none';
+  if (isRecord(choice) && choice.type === 'function') return 'tool_choice:function';
+  if (isRecord(choice) && choice.type === 'allowed_tools') return 'tool_choice:allowed_tools';
+  return undefined;
+}
+
+/** `request` without `field` (the contract checks the answer for it instead). */
+export function withoutField(request: ChatRequest, field: ContractField): ChatRequest {
+  if (field === 'parallel_tool_calls') {
+    if (request.parallel_tool_calls === undefined) return request;
+    const { parallel_tool_calls: _dropped, ...rest } = request;
+    return rest as ChatRequest;
+  }
+  if (request.tool_choice === undefined || toolChoiceField(request.tool_choice) !== field) return request;
+  const { tool_choice: _dropped, ...rest } = request;
+  return rest as ChatRequest;
+}
+
+export interface CapabilitySettings {
+  maxModels: number;
+  ttlMs: number;
+}
+
+/** The fields each model (`provider/upstream model`) was seen to reject. */
+export class ContractCapabilities {
+  private readonly rejected: LRUCache<string, Set<ContractField>>;
+
+  constructor(readonly settings: CapabilitySettings) {
+    this.rejected = new LRUCache({ max: settings.maxModels, ttl: settings.ttlMs });
+  }
+
+  /** The request as this model takes it: the fields it rejected left out. */
+  relaxed(modelKey: string, request: ChatRequest): ChatRequest {
+    // Almost always empty: no lookup per request then.
+    if (this.rejected.size === 0) return request;
+    const fields = this.rejected.get(modelKey);
+    if (!fields) return request;
+    let out = request;
+    for (const field of fields) out = withoutField(out, field);
+    return out;
+  }
+
+  learn(modelKey: string, field: ContractField): void {
+    const fields = this.rejected.get(modelKey) ?? new Set<ContractField>();
+    fields.add(field);
+    this.rejected.set(modelKey, fields);
+  }
+
+  /** What is known now, for the health page and tests: model → rejected fields. */
+  table(): Record<string, ContractField[]> {
+    const out: Record<string, ContractField[]> = {};
+    for (const [model, fields] of this.rejected.entries()) out[model] = [...fields];
+    return out;
+  }
+}

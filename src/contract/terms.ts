@@ -1,0 +1,58 @@
+import type { ChatRequest, ToolChoice } from '../api/chat-types.js';
+import { isRecord } from '../is-record.js';
+
+// What a chat request allows its answer, read only from the chat request's own fields
+// (`tools`, `tool_choice`, `parallel_tool_calls`): every front door (chat, the Responses bridge,
+// others that map onto chat) is held to the same terms.
+
+/** Which calls the answer may (or must) make. */
+export type CallRule =
+  /** Any declared tool, or none (`auto`, absent, or an unknown word passed on for the upstream to judge). */
+  | { kind: 'auto' }
+  /** No calls at all. */
+  | { kind: 'none' }
+  /** At least one call (to a declared tool). */
+  | { kind: 'required' }
+  /** Calls only to these tools; `required`: at least one (a named function, `allowed_tools` mode required). */
+  | { kind: 'only'; names: readonly string[]; required: boolean };
+
+export interface ContractTerms {
+  rule: CallRule;
+  /** `parallel_tool_calls: false`: at most one call per answer. */
+  singleCall: boolean;
+  /** The declared tools by name, with their `parameters` schema (undefined: no schema). */
+  tools: ReadonlyMap<string, unknown>;
+}
+
+/**
+ * The terms of a (repaired) chat request, or undefined when it has nothing to enforce: no tools
+ * declared and no tool_choice (an answer to such a request is not checked, and costs nothing).
+ */
+export function termsOf(request: Pick<ChatRequest, 'tools' | 'tool_choice'> & { parallel_tool_calls?: unknown }): ContractTerms | undefined {
+  const declared = request.tools ?? [];
+  if (declared.length === 0 && request.tool_choice === undefined) return undefined;
+  const tools = new Map<string, unknown>();
+  for (const tool of declared) {
+    if (tool.type === 'function' && typeof tool.function?.name === 'string') tools.set(tool.function.name, tool.function.parameters);
+  }
+  return { rule: ruleOf(request.tool_choice), singleCall: request.parallel_tool_calls === false, tools };
+}
+
+function ruleOf(choice: ToolChoice | undefined): CallRule {
+  if (choice === 'none') return { kind: 'none' };
+  if (choice === 'required') return { kind: 'required' };
+  if (!isRecord(choice)) return { kind: 'auto' };
+  if (choice.type === 'function' && isRecord(choice.function) && typeof choice.function.name === 'string') {
+    return { kind: 'only', names: [choice.function.name], required: true };
+  }
+  if (choice.type === 'allowed_tools' && isRecord(choice.allowed_tools)) {
+    const spec = choice.allowed_tools;
+    const names: string[] = [];
+    for (const tool of Array.isArray(spec.tools) ? spec.tools : []) {
+      const name = isRecord(tool) ? (isRecord(tool.function) ? tool.function.name : tool.name) : undefined;
+      if (typeof name === 'string') names.push(name);
+    }
+    return { kind: 'only', names, required: spec.mode === 'required' };
+  }
+  return { kind: 'auto' };
+}

@@ -1,0 +1,33 @@
+import type { Gateway } from '../gateway.js';
+import { sseEvent } from '../http/sse.js';
+import { targetFor, type ChatCallInput } from '../pipeline/request-info.js';
+import { noteDialectRepairs, runEdge } from '../edge/run.js';
+import type { EdgeDialect, EdgeResult } from '../edge/types.js';
+import { MessageEventSynthesizer, type MessageEvent } from './events.js';
+import { messageFromCompletion, newMessageId } from './from-chat.js';
+import { repairMessages } from './repair/index.js';
+import { toChatRequest } from './to-chat.js';
+import type { MessageObject, MessagesRequest } from './types.js';
+
+// `POST /v1/messages`, read top to bottom: (validated by the route) → the dialect's repair passes
+// → translate to chat → the one chat path (runEdge → runChat) → the answer as a Message or as
+// Messages stream events. Nothing is stored: a Messages conversation travels whole in each request.
+
+/** `request` was validated by the route's preValidation (api/validated-body.ts). */
+export async function createMessage(request: MessagesRequest, input: ChatCallInput, gateway: Gateway): Promise<EdgeResult<MessageObject>> {
+  const repaired = repairMessages(request, gateway.repairOptions);
+  const repairs = noteDialectRepairs(repaired.findings, request.messages, repaired.history.messages, input, gateway);
+  const provider = targetFor(request.model, input, gateway.router).provider.settings;
+  const chat = toChatRequest(request, repaired.history, { provider: provider.name, optionalParams: provider.type !== 'openai' });
+  return runEdge(chat, messagesDialect(request), input, gateway, repairs);
+}
+
+export function messagesDialect(request: MessagesRequest): EdgeDialect<MessageObject, MessageEvent> {
+  const id = newMessageId();
+  return {
+    name: 'messages',
+    answer: (completion) => messageFromCompletion(request, completion, id),
+    events: () => new MessageEventSynthesizer(request, id),
+    frame: (event) => sseEvent(event.type, JSON.stringify(event)),
+  };
+}

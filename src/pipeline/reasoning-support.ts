@@ -1,0 +1,144 @@
+import { LRUCache } from 'lru-cache';
+import { Gauge, type Registry } from 'prom-client';
+import type { ChatMessage, ChatRequest } from '../api/chat-types.js';
+import { GatewayError } from '../errors.js';
+import type { ProviderType } from '../providers/types.js';
+import { isChatRequest } from '../repair/checked.js';
+import { restoreReasoningPass } from '../repair/restore-reasoning.js';
+import type { Finding, RepairContext } from '../repair/types.js';
+
+// What an upstream wants done with the reasoning that came with an earlier tool call
+// (docs/reasoning.md), per provider and model, like tool support (tool-support.ts):
+// - required: the assistant tool-call messages of the current turn must carry it back
+//   (`reasoning_content`, Gemini's `thought_signature`); what the client dropped is restored from
+//   the call ledger (src/repair/restore-reasoning.ts).
+// - rejected: the upstream refuses `reasoning_content` on a message; it is removed before sending.
+// - neither (the default): what the client sent goes through unchanged, nothing is added.
+// Known models are listed below; any other is learned from the upstream's own 400 (then retried
+// once) and remembered for a while, bounded.
+
+export type ReasoningEcho = 'required' | 'rejected';
+
+/** Models known to need their reasoning back in a tool loop (matched on the upstream model id). */
+const REQUIRES_REASONING: readonly RegExp[] = [
+  // DeepSeek V3.2 / V4 thinking mode (deepseek-reasoner): 400 without it inside the current turn.
+  /deepseek/i,
+  // Kimi K2 Thinking and later: the reasoning of earlier steps must stay in the context.
+  /kimi-k2/i,
+  // GLM-4.5 and later, "preserved thinking".
+  /\bglm-(?:4\.[5-9]|[5-9])/i,
+  // Gemini 3 through an OpenAI-compatible endpoint: each call's thought_signature in extra_content.
+  /\bgemini-(?:[3-9]|\d\d)/i,
+];
+
+// Wordings of an upstream that wants the reasoning back (DeepSeek: "Missing `reasoning_content`
+// field in the assistant message at message index 2"; LiteLLM's check: "assistant message with
+// tool_calls must include reasoning_content"; Gemini: "Function call is missing a
+// thought_signature in functionCall parts"). Bounded gaps: linear on any message.
+const SAYS_MISSING = [
+  /\bmissing `?reasoning_content`? field\b/i,
+  /\bmust include `?reasoning_content\b/i,
+  /\breasoning_content`? (?:is|field is) (?:required|missing)\b/i,
+  /\bmissing a `?thought_?signature\b/i,
+];
+
+// Wordings of an upstream that refuses the field (Cerebras: "property
+// 'messages.2.assistant.reasoning_content' is unsupported"; pydantic servers: "Extra inputs are not
+// permitted"; OpenAI-style: "Unrecognized/Unknown parameter ... reasoning_content").
+const SAYS_REJECTED = [
+  /reasoning_content'?`?"?[^\n]{0,80}?\b(?:is unsupported|is not supported|not allowed|was unexpected|is unexpected|extra inputs are not permitted|extra_forbidden)/i,
+  /\b(?:unknown|unrecognized|unexpected|unsupported|additional) (?:field|parameter|property|properties|argument)[^\n]{0,80}?reasoning_content\b/i,
+];
+
+/** Upstream messages are read up to this length (they can quote the whole request). */
+const MAX_MESSAGE = 2_000;
+const MAX_MODELS = 1_000;
+const LEARNED_TTL_MS = 6 * 3_600_000;
+
+function upstreamMessage(error: unknown): string | undefined {
+  if (!(error instanceof GatewayError) || error.status !== 400 || error.kind !== 'upstream_status') return undefined;
+  return error.message.slice(0, MAX_MESSAGE);
+}
+
+/** Whether an upstream error says an assistant message lacks the reasoning of its tool calls. */
+export function saysReasoningMissing(error: unknown): boolean {
+  const message = upstreamMessage(error);
+  return message !== undefined && SAYS_MISSING.some((pattern) => pattern.test(message));
+}
+
+/** Whether an upstream error says it does not take `reasoning_content` on a message. */
+export function saysReasoningRejected(error: unknown): boolean {
+  const message = upstreamMessage(error);
+  return message !== undefined && !saysReasoningMissing(error) && SAYS_REJECTED.some((pattern) => pattern.test(message));
+}
+
+/** The echo known for a model without asking it; undefined when only its errors can tell. */
+export function knownReasoningEcho(providerType: ProviderType, upstreamModel: string): ReasoningEcho | undefined {
+  // The native Gemini adapter puts signatures back itself (providers/gemini/signatures.ts); the
+  // simulator takes anything.
+  if (providerType !== 'openai-compatible' && providerType !== 'openai') return undefined;
+  return REQUIRES_REASONING.some((pattern) => pattern.test(upstreamModel)) ? 'required' : undefined;
+}
+
+/** Known echoes plus what upstreams said, per `provider/upstream model`, bounded and expiring. */
+export class ReasoningSupportMemory {
+  private readonly learned = new LRUCache<string, ReasoningEcho>({ max: MAX_MODELS, ttl: LEARNED_TTL_MS });
+
+  constructor(registry?: Registry) {
+    if (!registry) return;
+    const counts = (): Record<ReasoningEcho, number> => {
+      this.learned.purgeStale();
+      const out: Record<ReasoningEcho, number> = { required: 0, rejected: 0 };
+      for (const echo of this.learned.values()) out[echo]++;
+      return out;
+    };
+    new Gauge({
+      name: 'toolgate_reasoning_learned_models',
+      help: 'Models whose upstream said they need the reasoning of earlier tool calls back (required) or refuse reasoning_content (rejected); expire after 6 h.',
+      labelNames: ['echo'],
+      registers: [registry],
+      collect() {
+        for (const [echo, count] of Object.entries(counts())) this.set({ echo }, count);
+      },
+    });
+  }
+
+  echoOf(providerType: ProviderType, modelKey: string, upstreamModel: string): ReasoningEcho | undefined {
+    const learned = this.learned.size > 0 ? this.learned.get(modelKey) : undefined;
+    return learned ?? knownReasoningEcho(providerType, upstreamModel);
+  }
+
+  learn(modelKey: string, echo: ReasoningEcho): void {
+    this.learned.set(modelKey, echo);
+  }
+
+  get size(): number {
+    return this.learned.size;
+  }
+}
+
+/** The request without `reasoning_content` on any message (for an upstream that refuses it); the same object when none had it. */
+export function withoutReasoning(request: ChatRequest): ChatRequest {
+  if (!request.messages.some(hasReasoningField)) return request;
+  return { ...request, messages: request.messages.map((message) => (hasReasoningField(message) ? stripReasoning(message) : message)) };
+}
+
+function hasReasoningField(message: ChatMessage): boolean {
+  return message.role === 'assistant' && message.reasoning_content !== undefined;
+}
+
+function stripReasoning(message: ChatMessage): ChatMessage {
+  const { reasoning_content: _dropped, ...rest } = message;
+  return rest as ChatMessage;
+}
+
+/** restore-reasoning on an already repaired request, for a target found to need it after the repair step. */
+export type ReasoningRestorer = (request: ChatRequest) => { request: ChatRequest; findings: Finding[] };
+
+export function reasoningRestorer(context: RepairContext): ReasoningRestorer {
+  return (request) => {
+    const result = restoreReasoningPass.run(request, { ...context, restoreReasoning: true });
+    // The pass adds only reasoning_content and signatures: still the checked request type.
+    return isChatRequest(result.request) ? { request: result.request, findings: result.findings } : { request, findings: [] };
+  };
+}

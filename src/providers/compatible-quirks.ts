@@ -1,0 +1,122 @@
+import { randomUUID } from 'node:crypto';
+import type { ChatChunk, ChatCompletion } from '../api/chat-types.js';
+
+// What OpenAI-compatible servers send that is not the OpenAI shape, made spec-shaped once in the
+// adapter (the pipeline and the client only see chat completions):
+// - `content` as an array of parts: Mistral's reasoning models answer
+//   `[{"type":"thinking","thinking":[{"type":"text","text":"…"}]},{"type":"text","text":"…"}]`,
+//   in a message and in stream deltas. SDKs read content as a string (an array prints as
+//   `[object Object]`), so the text parts become the content string and the thinking goes to
+//   `reasoning_content`, where vLLM, SGLang and DeepSeek put reasoning.
+// - TGI's `object: "text_completion"` and `id: ""`: the object becomes `chat.completion` /
+//   `chat.completion.chunk`, an empty or missing id a generated `chatcmpl-…` one (one per stream);
+//   its finish reasons `eos_token` and `stop_sequence` are OpenAI's `stop`.
+// A changed answer loses its upstream text, so it is serialized afresh (see api/raw-json.ts).
+
+/** The text of a `thinking` part: a string, or a list of text parts. */
+function thinkingText(thinking: unknown): string | undefined {
+  if (typeof thinking === 'string') return thinking;
+  if (!Array.isArray(thinking)) return undefined;
+  let text = '';
+  for (const part of thinking) {
+    if (typeof part === 'string') text += part;
+    else if (isRecord(part) && typeof part.text === 'string') text += part.text;
+    else return undefined;
+  }
+  return text;
+}
+
+/** Content parts split into answer text and reasoning; undefined when a part is neither (left as sent). */
+export function splitContentParts(parts: readonly unknown[]): { text: string | null; reasoning: string } | undefined {
+  let text: string | null = null;
+  let reasoning = '';
+  for (const part of parts) {
+    if (typeof part === 'string') {
+      text = (text ?? '') + part;
+      continue;
+    }
+    if (!isRecord(part)) return undefined;
+    if (part.type === 'text' && typeof part.text === 'string') text = (text ?? '') + part.text;
+    else if (part.type === 'thinking') {
+      const thought = thinkingText(part.thinking);
+      if (thought === undefined) return undefined;
+      reasoning += thought;
+    } else if (part.type === 'reference') {
+      // Mistral's citation markers (reference ids): nothing to show in a string.
+    } else {
+      return undefined;
+    }
+  }
+  return { text, reasoning };
+}
+
+/** The message or delta with array content made a string (and reasoning moved out); the same object when nothing applies. */
+function withStringContent<T extends Record<string, unknown>>(holder: T, emptyText: null | undefined): T {
+  const content = holder.content;
+  if (!Array.isArray(content)) return holder;
+  const split = splitContentParts(content);
+  if (split === undefined) return holder;
+  const out: Record<string, unknown> = { ...holder };
+  if (split.text !== null) out.content = split.text;
+  else if (emptyText === null) out.content = null;
+  else delete out.content;
+  if (split.reasoning !== '') {
+    const before = typeof holder.reasoning_content === 'string' ? holder.reasoning_content : '';
+    out.reasoning_content = before + split.reasoning;
+  }
+  return out as T;
+}
+
+const needsId = (id: unknown): boolean => typeof id !== 'string' || id === '';
+
+/** TGI's finish reasons that OpenAI calls `stop`. */
+const STOP_REASONS: ReadonlySet<unknown> = new Set(['eos_token', 'stop_sequence']);
+
+/** A choice with its content made a string and its finish reason OpenAI's; the same object when nothing applies. */
+function shapedChoice<C extends { finish_reason: unknown }>(choice: C, key: 'message' | 'delta', emptyText: null | undefined): C {
+  const holder = (choice as unknown as Record<string, Record<string, unknown>>)[key];
+  const shaped = withStringContent(holder, emptyText);
+  const stop = STOP_REASONS.has(choice.finish_reason);
+  if (shaped === holder && !stop) return choice;
+  return { ...choice, [key]: shaped, ...(stop ? { finish_reason: 'stop' } : {}) };
+}
+
+/** A spec-shaped completion: the same object when the upstream's already was. */
+export function specShapedCompletion(completion: ChatCompletion): ChatCompletion {
+  let out: ChatCompletion | undefined;
+  const choices = completion.choices.map((choice) => shapedChoice(choice, 'message', null));
+  if (choices.some((choice, i) => choice !== completion.choices[i])) out = { ...completion, choices };
+  if (completion.object !== 'chat.completion' || needsId(completion.id)) {
+    out = { ...(out ?? completion), object: 'chat.completion', ...(needsId(completion.id) ? { id: newCompletionId() } : {}) };
+  }
+  return out ?? completion;
+}
+
+/** Per stream: makes each chunk spec-shaped, with one generated id for the whole stream when the upstream's is empty. */
+export class ChunkShaper {
+  private id: string | undefined;
+
+  /** The chunk itself when it was already spec-shaped. */
+  shape(chunk: ChatChunk): ChatChunk {
+    let out: ChatChunk | undefined;
+    for (let i = 0; i < chunk.choices.length; i++) {
+      const choice = shapedChoice(chunk.choices[i], 'delta', undefined);
+      if (choice === chunk.choices[i]) continue;
+      out ??= { ...chunk, choices: [...chunk.choices] };
+      out.choices[i] = choice;
+    }
+    if (chunk.object !== 'chat.completion.chunk' || needsId(chunk.id)) {
+      const id = needsId(chunk.id) ? (this.id ??= newCompletionId()) : chunk.id;
+      out = { ...(out ?? chunk), object: 'chat.completion.chunk', id };
+    }
+    return out ?? chunk;
+  }
+}
+
+function newCompletionId(): string {
+  return `chatcmpl-${randomUUID().replaceAll('-', '')}`;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,54 @@
+import t from 'tap';
+import { errors } from '../../src/errors.js';
+import { knownReasoningEcho, ReasoningSupportMemory, saysReasoningMissing, saysReasoningRejected, withoutReasoning } from '../../src/pipeline/reasoning-support.js';
+
+// Upstream wordings, as reported (see src/pipeline/reasoning-support.ts).
+const bad = (message: string, status = 400) => errors.upstreamStatus(status, message);
+
+t.test("an upstream's 400 says it wants the reasoning back", async (t) => {
+  for (const message of [
+    'Missing `reasoning_content` field in the assistant message at message index 46. For more information, please refer to https://api-docs.deepseek.com/guides/thinking_mode#tool-calls',
+    'litellm.BadRequestError: OpenAIException - messages[51]: assistant message with tool_calls must include reasoning_content.',
+    'Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, … position 2.',
+  ]) {
+    t.ok(saysReasoningMissing(bad(message)), message.slice(0, 40));
+    t.notOk(saysReasoningRejected(bad(message)));
+  }
+  t.notOk(saysReasoningMissing(bad('Missing `reasoning_content` field', 500)), 'only a 400');
+  t.notOk(saysReasoningMissing(new Error('Missing `reasoning_content` field')), 'only an upstream status');
+});
+
+t.test("an upstream's 400 says it refuses the field", async (t) => {
+  for (const message of [
+    "messages.2.assistant.reasoning_content: property 'messages.2.assistant.reasoning_content' is unsupported",
+    "Unknown parameter: 'messages[1].reasoning_content'.",
+    'messages.1.assistant.reasoning_content: Extra inputs are not permitted',
+  ]) {
+    t.ok(saysReasoningRejected(bad(message)), message);
+  }
+  t.notOk(saysReasoningRejected(bad("Invalid 'tools': empty array.")));
+  t.notOk(saysReasoningRejected(bad(`${'x'.repeat(3000)} reasoning_content is unsupported`)), 'read up to a bound');
+});
+
+t.test('known models; the rest learned, per provider/model', async (t) => {
+  t.equal(knownReasoningEcho('openai-compatible', 'deepseek-ai/DeepSeek-V3.2'), 'required');
+  t.equal(knownReasoningEcho('openai-compatible', 'moonshotai/Kimi-K2-Thinking'), 'required');
+  t.equal(knownReasoningEcho('openai-compatible', 'zai-org/GLM-4.7'), 'required');
+  t.equal(knownReasoningEcho('openai-compatible', 'gemini-3-pro-preview'), 'required');
+  t.equal(knownReasoningEcho('openai-compatible', 'gemini-2.5-flash'), undefined);
+  t.equal(knownReasoningEcho('gemini', 'gemini-3-pro-preview'), undefined, 'the native adapter restores signatures itself');
+  t.equal(knownReasoningEcho('openai', 'gpt-4o'), undefined);
+  const memory = new ReasoningSupportMemory();
+  memory.learn('cb/llama', 'rejected');
+  t.equal(memory.echoOf('openai-compatible', 'cb/llama', 'llama'), 'rejected');
+  t.equal(memory.echoOf('openai-compatible', 'other/llama', 'llama'), undefined);
+  memory.learn('cb/deepseek-r1', 'rejected');
+  t.equal(memory.echoOf('openai-compatible', 'cb/deepseek-r1', 'deepseek-r1'), 'rejected', 'learned beats known');
+});
+
+t.test('withoutReasoning removes the field from assistant messages only, same object when none', async (t) => {
+  const plain = { model: 'm', messages: [{ role: 'user' as const, content: 'q' }] };
+  t.equal(withoutReasoning(plain), plain);
+  const out = withoutReasoning({ model: 'm', messages: [{ role: 'user', content: 'q' }, { role: 'assistant', content: 'a', reasoning_content: 'r' }] });
+  t.same(out.messages[1], { role: 'assistant', content: 'a' });
+});
