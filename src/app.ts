@@ -82,7 +82,7 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions): Pro
     upstream: {
       names: new NameCaches(config.toolAliases),
       toolSupport: new ToolSupportMemory(config.promptModeDowngrade, metrics.registry),
-      reasoningSupport: new ReasoningSupportMemory(),
+      reasoningSupport: new ReasoningSupportMemory(metrics.registry),
       contractCapabilities: new ContractCapabilities(config.promptModeDowngrade),
     },
     forwardHeaderNames: new Set(config.server.forwardHeaders.map((name) => name.toLowerCase())),

@@ -2,6 +2,8 @@ import { parseArgs } from 'node:util';
 import { buildApp } from '../app.js';
 import { listenHost, startupSummary } from '../auth/startup.js';
 import { ConfigError, loadConfigFile } from '../config/load.js';
+import { errors } from '../errors.js';
+import { cutOpenStreams } from '../http/sse.js';
 import { createLogger } from '../logging.js';
 import { resolveConfigPath } from './paths.js';
 
@@ -13,6 +15,9 @@ export const SERVE_OPTIONS = {
   port: { type: 'string', short: 'p' },
   host: { type: 'string' },
 } as const;
+
+/** How long the error events of cut streams get to reach the sockets before the process exits. */
+const STREAM_FLUSH_MS = 250;
 
 export interface ServeOptions {
   config?: string;
@@ -59,8 +64,10 @@ export async function serve(options: ServeOptions, env: NodeJS.ProcessEnv = proc
     stopping = true;
     logger.info({ signal, graceMs: config.server.shutdownGraceMs }, 'shutting down: no new connections, finishing in-flight requests');
     const force = setTimeout(() => {
-      logger.warn('in-flight requests did not finish in time; exiting');
-      process.exit(1);
+      // Streams still open get a terminal error event (shutting_down) first, not a cut mid-answer.
+      const streams = cutOpenStreams(errors.shuttingDown());
+      logger.warn({ streamsEnded: streams }, 'in-flight requests did not finish in time; open streams ended with an error event; exiting');
+      setTimeout(() => process.exit(1), STREAM_FLUSH_MS);
     }, config.server.shutdownGraceMs);
     force.unref();
     app.close().then(

@@ -26,6 +26,8 @@ export const circuitBreakerSchema = z
 /** Upstream answers are untrusted: the size caps of one JSON answer and of one stream event (providerSchema). */
 export const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
 export const DEFAULT_MAX_EVENT_BYTES = 32 * 1024 * 1024;
+/** All the bytes of one upstream stream: SSE repeats a chunk's JSON frame per token (~100-1,000 bytes). */
+export const DEFAULT_MAX_STREAM_BYTES = 128 * 1024 * 1024;
 
 export const providerSchema = z
   .object({
@@ -41,6 +43,8 @@ export const providerSchema = z
     /** One stream event (or line) still incomplete past this size ends the stream with a 502: an event can
      *  hold a whole answer (Responses' `response.completed`, a tool call's arguments at once), hence as large. */
     maxEventBytes: z.number().int().positive().default(DEFAULT_MAX_EVENT_BYTES),
+    /** One stream's body in all: past it the stream ends with an error event (what it carries is also kept for the answer). */
+    maxStreamBytes: z.number().int().positive().default(DEFAULT_MAX_STREAM_BYTES),
     headers: z.record(z.string(), z.string()).default({}),
     retry: retrySchema.default(retrySchema.parse({})),
     circuitBreaker: circuitBreakerSchema.default(circuitBreakerSchema.parse({})),

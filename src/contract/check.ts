@@ -24,10 +24,6 @@ export interface AnswerCall {
 
 export interface CheckedAnswer {
   violations: Violation[];
-  /** Per call: the arguments to hand on (the upstream's own, or repaired without changing meaning); undefined where invalid. */
-  arguments: Array<string | undefined>;
-  /** Some call's arguments were repaired (syntax, a number in a string). */
-  repaired: boolean;
 }
 
 export function checkAnswer(terms: ContractTerms, calls: readonly AnswerCall[], budget: RepairBudget): CheckedAnswer {
@@ -52,23 +48,12 @@ export function checkAnswer(terms: ContractTerms, calls: readonly AnswerCall[], 
   if (undeclared.length > 0) {
     violations.push({ kind: 'undeclared_tool', param: 'tools', message: `${list(unique(undeclared))} ${undeclared.length === 1 ? 'is' : 'are'} not among the declared tools${declaredList(terms)}` });
   }
-  const checked: Array<string | undefined> = [];
-  let repaired = false;
   for (const call of calls) {
-    if (!terms.tools.has(call.name)) {
-      checked.push(undefined);
-      continue;
-    }
+    if (!terms.tools.has(call.name)) continue;
     const verdict = checkArguments(call.arguments, terms.tools.get(call.name), budget);
-    if (verdict.valid) {
-      checked.push(verdict.arguments);
-      repaired ||= verdict.repaired;
-    } else {
-      checked.push(undefined);
-      violations.push({ kind: 'invalid_arguments', param: 'tools', message: `the arguments of ${call.name} do not match its parameters schema: ${verdict.problems.join('; ')}` });
-    }
+    if (!verdict.valid) violations.push({ kind: 'invalid_arguments', param: 'tools', message: `the arguments of ${call.name} do not match its parameters schema: ${verdict.problems.join('; ')}` });
   }
-  return { violations, arguments: checked, repaired };
+  return { violations };
 }
 
 /** Quoted names, the first few: "get_time", "a" and "b". */

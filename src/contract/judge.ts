@@ -1,11 +1,11 @@
-import type { AssistantMessage, ChatCompletion, ToolCall } from '../api/chat-types.js';
+import type { AssistantMessage, ChatCompletion } from '../api/chat-types.js';
 import type { RepairBudget } from '../repair/bounded-json.js';
 import { checkAnswer, type AnswerCall, type Violation } from './check.js';
 import type { ContractTerms } from './terms.js';
 
-// An answer judged against the request's terms: its violations, and the answer as the client
-// may get it (meaning-preserving argument repairs applied; extra calls dropped only when the
-// policy says `extraCalls: trim`).
+// An answer judged against the request's terms: its violations, and the answer as the client may
+// get it: unchanged (arguments go on as the upstream sent them, docs/answers.md), but for extra
+// calls dropped when the policy says `extraCalls: trim`.
 
 export interface JudgedMessage {
   violations: Violation[];
@@ -38,15 +38,8 @@ export function judgeMessage(terms: ContractTerms, upstream: AssistantMessage | 
     const text = sameCalls ? own[index]?.function?.arguments : undefined;
     return { name: call.function.name, arguments: typeof text === 'string' ? text : call.function.arguments };
   });
-  const checked = checkAnswer(terms, answerCalls, budget);
-  let changed = trimmed > 0;
-  const handedOn: ToolCall[] = calls.map((call, index) => {
-    const text = checked.arguments[index];
-    if (text === undefined || text === call.function.arguments) return call;
-    changed = true;
-    return { ...call, function: { ...call.function, arguments: text } };
-  });
-  return { violations: checked.violations, message: changed ? { ...message, tool_calls: handedOn } : message, trimmed };
+  const { violations } = checkAnswer(terms, answerCalls, budget);
+  return { violations, message: trimmed > 0 ? { ...message, tool_calls: calls } : message, trimmed };
 }
 
 /** Every choice judged; the violations of all of them (prefixed by the choice when there are several). */

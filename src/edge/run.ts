@@ -37,11 +37,11 @@ export async function runEdge<Answer, Event>(chat: RawChatRequest, dialect: Edge
   if (repairsHeader) headers['x-toolgate-repairs'] = repairsHeader;
   if (warnings) headers['x-toolgate-warnings'] = warnings;
   input.info.repairHeaders(repairsHeader, warnings);
-  if (result.kind === 'json') return { kind: 'json', answer: dialect.answer(result.completion), headers };
-  return { kind: 'stream', frames: streamFrames(result.chunks, dialect, input), headers };
+  if (result.kind === 'json') return { kind: 'json', answer: await dialect.answer(result.completion), headers };
+  return { kind: 'stream', frames: streamFrames(result.chunks, dialect, input, gateway.auth.redact), headers };
 }
 
-async function* streamFrames<Answer, Event>(chunks: AsyncIterable<ChatChunk>, dialect: EdgeDialect<Answer, Event>, input: ChatCallInput): AsyncGenerator<string> {
+async function* streamFrames<Answer, Event>(chunks: AsyncIterable<ChatChunk>, dialect: EdgeDialect<Answer, Event>, input: ChatCallInput, redact: (text: string) => string): AsyncGenerator<string> {
   const synth = dialect.events();
   let frames = '';
   for (const event of synth.start()) frames += dialect.frame(event);
@@ -58,11 +58,17 @@ async function* streamFrames<Answer, Event>(chunks: AsyncIterable<ChatChunk>, di
     input.info.failed(mapped.message);
     logFailure(input.log, error, input.signal, `${dialect.name} stream ended with an error`);
     frames = '';
-    for (const event of dialect.failure(mapped)) frames += dialect.frame(event);
+    // Upstreams may quote the key they got, as in the app's error handler.
+    for (const event of synth.fail(mapped, redact(mapped.message))) frames += dialect.frame(event);
     yield frames;
     return;
   }
   frames = '';
   for (const event of synth.end()) frames += dialect.frame(event);
+  if (synth.settle) {
+    yield frames;
+    frames = '';
+    for (const event of await synth.settle()) frames += dialect.frame(event);
+  }
   yield frames;
 }

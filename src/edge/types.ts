@@ -10,19 +10,21 @@ export interface EventSynthesizer<Event> {
   /** What goes out before the first chunk. */
   start(): Event[];
   feed(chunk: ChatChunk): Event[];
-  /** After the last chunk: close what is open, the terminal events. */
+  /** After the last chunk: close what is open, the closing events. */
   end(): Event[];
+  /** After end's events are out: work that must finish before the terminal events (storing), and those events. */
+  settle?(): Promise<Event[]>;
+  /** The events for a failure after the stream started (the stream ends after them); `message` has the configured secrets redacted. */
+  fail(error: GatewayError, message: string): Event[];
 }
 
 export interface EdgeDialect<Answer, Event> {
   /** Names the dialect in logs. */
   readonly name: string;
   /** The answer for a finished (normalized) completion. */
-  answer(completion: ChatCompletion): Answer;
+  answer(completion: ChatCompletion): Answer | Promise<Answer>;
   /** A fresh synthesizer for one stream. */
   events(): EventSynthesizer<Event>;
-  /** The events for a failure after the stream started (the stream ends after them). */
-  failure(error: GatewayError): Event[];
   /** One SSE frame for an event. */
   frame(event: Event): string;
 }

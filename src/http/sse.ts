@@ -63,7 +63,7 @@ export async function writeSse(reply: FastifyReply, frames: AsyncIterable<string
  */
 export async function writeSseFrom<T>(reply: FastifyReply, items: AsyncIterable<T>, render: (item: T) => string, options: SseOptions & { last?: string }): Promise<void> {
   reply.hijack();
-  const writer = new SseWriter(reply.raw, options.abort);
+  const writer = new SseWriter(reply.raw, options.abort, options.errorFrame);
   const res = reply.raw;
   res.writeHead(200, {
     ...options.headers,
@@ -123,6 +123,9 @@ class SseWriter {
   /** Neighbours in the list of streams watched for idle pings. */
   idlePrev: SseWriter | undefined;
   idleNext: SseWriter | undefined;
+  /** Neighbours in the list of open streams (cut with an error frame at shutdown). */
+  openPrev: SseWriter | undefined;
+  openNext: SseWriter | undefined;
   // What is written in the same tick (the headers and a first burst read from upstream, a burst's
   // frames, the last frames and [DONE]) goes out in one socket write, as one HTTP chunk: frames are
   // joined into one string and written once the tick's promise jobs have run (no timer, so nothing
@@ -138,9 +141,23 @@ class SseWriter {
   constructor(
     private readonly res: ServerResponse,
     private readonly abort: SseOptions['abort'],
+    private readonly errorFrame: SseOptions['errorFrame'],
   ) {
     (res as WriterSlot)[WRITER] = this;
     res.on('close', onResponseClose);
+    linkOpen(this);
+  }
+
+  /** Ends the stream now with the route's error frame for `error` and stops its upstream (shutdown). */
+  cut(error: GatewayError): void {
+    if (this.closed || this.res.writableEnded) return;
+    this.send(this.errorFrame(error));
+    this.closed = true; // the write loop stops and writes nothing more
+    const out = this.pending;
+    this.pending = '';
+    this.res.end(out);
+    this.abort.abort();
+    this.wakeUp();
   }
 
   onClose(): void {
@@ -183,9 +200,9 @@ class SseWriter {
     this.res.flushHeaders();
   }
 
-  /** A `: ping` comment when nothing was written for `pingMs` (and the socket is not full). */
-  pingIfIdle(pingMs: number): void {
-    if (this.closed || this.res.writableNeedDrain || Date.now() - this.lastWrite < pingMs) return;
+  /** A `: ping` comment when nothing was written for `idleMs` (and the socket is not full). */
+  pingIfIdle(idleMs: number): void {
+    if (this.closed || this.res.writableNeedDrain || Date.now() - this.lastWrite < idleMs) return;
     this.send(SSE_PING);
     this.lastWrite = Date.now();
   }
@@ -208,6 +225,7 @@ class SseWriter {
   /** The end of the response (what is pending in the same write), unless the client is gone. */
   finish(): void {
     const res = this.res;
+    unlinkOpen(this);
     res.off('close', onResponseClose);
     (res as WriterSlot)[WRITER] = undefined;
     if (!res.writableEnded) {
@@ -247,6 +265,18 @@ interface IdleList {
 }
 const idleLists = new Map<number, IdleList>();
 
+/**
+ * When the streams of one ping period are checked, and how long a stream must have been quiet to be
+ * pinged at a check, so that no stream stays silent longer than `pingMs` (server.ssePingMs): a stream
+ * that went quiet just after a check is pinged at most `checkEveryMs + pingAfterIdleMs` later, and
+ * one more check period is left as slack for a timer that fires late on a busy event loop. So a
+ * stream is pinged after 3/5 to 4/5 of `pingMs` of silence (a check every fifth of it).
+ */
+export function pingSchedule(pingMs: number): { checkEveryMs: number; pingAfterIdleMs: number } {
+  const checkEveryMs = Math.max(5, Math.floor(pingMs / 5));
+  return { checkEveryMs, pingAfterIdleMs: Math.max(1, pingMs - 2 * checkEveryMs) };
+}
+
 function watchIdle(writer: SseWriter, pingMs: number): void {
   let list = idleLists.get(pingMs);
   if (list === undefined) {
@@ -257,7 +287,8 @@ function watchIdle(writer: SseWriter, pingMs: number): void {
   if (list.first !== undefined) list.first.idlePrev = writer;
   list.first = writer;
   if (list.timer === undefined) {
-    list.timer = setInterval(pingIdle, Math.max(10, Math.floor(pingMs / 2)), list, pingMs);
+    const schedule = pingSchedule(pingMs);
+    list.timer = setInterval(pingIdle, schedule.checkEveryMs, list, schedule.pingAfterIdleMs);
     list.timer.unref();
   }
 }
@@ -272,7 +303,7 @@ function unwatchIdle(writer: SseWriter, pingMs: number): void {
   writer.idlePrev = writer.idleNext = undefined;
 }
 
-function pingIdle(list: IdleList, pingMs: number): void {
+function pingIdle(list: IdleList, idleMs: number): void {
   if (list.first === undefined) {
     clearInterval(list.timer);
     list.timer = undefined;
@@ -281,7 +312,41 @@ function pingIdle(list: IdleList, pingMs: number): void {
   // The next one is read first: a writer that leaves the list while it is pinged does not end the walk.
   for (let writer: SseWriter | undefined = list.first; writer !== undefined; ) {
     const next: SseWriter | undefined = writer.idleNext;
-    writer.pingIfIdle(pingMs);
+    writer.pingIfIdle(idleMs);
     writer = next;
   }
+}
+
+// Open streams, linked through their writers (no Set entry per stream): at shutdown, those still
+// open when the grace period ends get a terminal error frame before the process exits.
+let firstOpen: SseWriter | undefined;
+
+function linkOpen(writer: SseWriter): void {
+  writer.openNext = firstOpen;
+  if (firstOpen !== undefined) firstOpen.openPrev = writer;
+  firstOpen = writer;
+}
+
+function unlinkOpen(writer: SseWriter): void {
+  const { openPrev: prev, openNext: next } = writer;
+  if (prev !== undefined) prev.openNext = next;
+  else if (firstOpen === writer) firstOpen = next;
+  if (next !== undefined) next.openPrev = prev;
+  writer.openPrev = writer.openNext = undefined;
+}
+
+/**
+ * Ends every open SSE stream with its route's error frame for `error` (e.g. shutting_down) and
+ * stops its upstream: a client sees a terminal event, never a cut mid-answer. Returns how many.
+ */
+export function cutOpenStreams(error: GatewayError): number {
+  let count = 0;
+  for (let writer = firstOpen; writer !== undefined; ) {
+    const next: SseWriter | undefined = writer.openNext;
+    writer.cut(error);
+    unlinkOpen(writer);
+    count++;
+    writer = next;
+  }
+  return count;
 }

@@ -1,6 +1,9 @@
 import type { ChatChunk, FinishReason, Usage } from '../api/chat-types.js';
+import type { EventSynthesizer } from '../edge/types.js';
+import type { GatewayError } from '../errors.js';
 import { newToolCallId } from '../toolcalls/ids.js';
 import { reasoningTextOf } from '../responses/from-chat.js';
+import { anthropicErrorBody } from './errors.js';
 import { stopOf, toMessageUsage } from './from-chat.js';
 import type { MessageObject, MessagesRequest } from './types.js';
 
@@ -14,7 +17,7 @@ export type MessageEvent = { type: string; [key: string]: unknown };
 
 type Open = { kind: 'thinking' | 'text'; index: number } | { kind: 'tool_use'; index: number; call: number };
 
-export class MessageEventSynthesizer {
+export class MessageEventSynthesizer implements EventSynthesizer<MessageEvent> {
   private blocks = 0;
   private open: Open | null = null;
   /** Chat tool-call indexes already given a block (a later delta of a closed call cannot reopen it). */
@@ -89,5 +92,10 @@ export class MessageEventSynthesizer {
     events.push({ type: 'message_delta', delta: stop, usage: toMessageUsage(this.usage) });
     events.push({ type: 'message_stop' });
     return events;
+  }
+
+  /** An `error` event; Anthropic ends the stream there (no message_stop). */
+  fail(error: GatewayError, message: string): MessageEvent[] {
+    return [anthropicErrorBody({ error: { ...error.toBody().error, message } }, error.status)];
   }
 }

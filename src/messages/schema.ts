@@ -13,7 +13,7 @@ const block = z.union([z.looseObject({}), z.string()]);
 const requestSchema = z.looseObject({
   model: z.string().min(1),
   max_tokens: z.number().int().min(1),
-  messages: z.array(z.looseObject({ role: z.enum(['user', 'assistant', 'system']), content: z.union([z.string(), z.array(block)]) })),
+  messages: z.array(z.looseObject({ role: z.enum(['user', 'assistant', 'system']), content: z.union([z.string(), z.array(block)]) })).min(1),
   system: z.union([z.string(), z.array(block)]).nullish(),
   tools: z.array(z.looseObject({ name: z.string().min(1), input_schema: z.looseObject({}).nullish() })).nullish(),
   tool_choice: z.looseObject({ type: z.enum(['auto', 'any', 'tool', 'none']), name: z.string().min(1).optional(), disable_parallel_tool_use: z.boolean().nullish() }).nullish(),

@@ -3,7 +3,6 @@ import { sseEvent } from '../http/sse.js';
 import { targetFor, type ChatCallInput } from '../pipeline/request-info.js';
 import { noteDialectRepairs, runEdge } from '../edge/run.js';
 import type { EdgeDialect, EdgeResult } from '../edge/types.js';
-import { anthropicErrorBody } from './errors.js';
 import { MessageEventSynthesizer, type MessageEvent } from './events.js';
 import { messageFromCompletion, newMessageId } from './from-chat.js';
 import { repairMessages } from './repair/index.js';
@@ -19,7 +18,7 @@ export async function createMessage(request: MessagesRequest, input: ChatCallInp
   const repaired = repairMessages(request, gateway.repairOptions);
   const repairs = noteDialectRepairs(repaired.findings, request.messages, repaired.history.messages, input, gateway);
   const provider = targetFor(request.model, input, gateway.router).provider.settings;
-  const chat = toChatRequest(request, repaired.history, { provider: provider.name, topK: provider.type !== 'openai' });
+  const chat = toChatRequest(request, repaired.history, { provider: provider.name, optionalParams: provider.type !== 'openai' });
   return runEdge(chat, messagesDialect(request), input, gateway, repairs);
 }
 
@@ -29,7 +28,6 @@ export function messagesDialect(request: MessagesRequest): EdgeDialect<MessageOb
     name: 'messages',
     answer: (completion) => messageFromCompletion(request, completion, id),
     events: () => new MessageEventSynthesizer(request, id),
-    failure: (error) => [anthropicErrorBody(error.toBody(), error.status)],
     frame: (event) => sseEvent(event.type, JSON.stringify(event)),
   };
 }

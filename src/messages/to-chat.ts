@@ -14,8 +14,12 @@ import type { Block, MessagesRequest, ToolParam } from './types.js';
 export interface ToChatOptions {
   /** Named in errors for what the translation cannot carry. */
   provider: string;
-  /** Whether the upstream takes `top_k` (OpenAI refuses it; Gemini and most open-model servers take it). */
-  topK: boolean;
+  /**
+   * Whether the upstream takes the parameters not every model has: `top_k` and `reasoning_effort`.
+   * OpenAI refuses both on models without them (which ones is not known here); Gemini and the
+   * open-model servers take or ignore them.
+   */
+  optionalParams: boolean;
 }
 
 export function toChatRequest(request: MessagesRequest, history: MessagesHistory, options: ToChatOptions): RawChatRequest {
@@ -40,10 +44,10 @@ export function toChatRequest(request: MessagesRequest, history: MessagesHistory
   if (request.stop_sequences !== undefined && request.stop_sequences.length > 0) chat.stop = request.stop_sequences;
   if (request.temperature !== undefined) chat.temperature = request.temperature;
   if (request.top_p !== undefined) chat.top_p = request.top_p;
-  if (request.top_k !== undefined && options.topK) chat.top_k = request.top_k;
+  if (request.top_k !== undefined && options.optionalParams) chat.top_k = request.top_k;
   if (typeof request.metadata?.user_id === 'string') chat.user = request.metadata.user_id;
   const effort = effortOf(request.thinking);
-  if (effort !== undefined) chat.reasoning_effort = effort;
+  if (effort !== undefined && options.optionalParams) chat.reasoning_effort = effort;
   if (request.stream === true) chat.stream = true;
   return chat;
 }

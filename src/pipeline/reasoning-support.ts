@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache';
+import { Gauge, type Registry } from 'prom-client';
 import type { ChatMessage, ChatRequest } from '../api/chat-types.js';
 import { GatewayError } from '../errors.js';
 import type { ProviderType } from '../providers/types.js';
@@ -82,6 +83,25 @@ export function knownReasoningEcho(providerType: ProviderType, upstreamModel: st
 /** Known echoes plus what upstreams said, per `provider/upstream model`, bounded and expiring. */
 export class ReasoningSupportMemory {
   private readonly learned = new LRUCache<string, ReasoningEcho>({ max: MAX_MODELS, ttl: LEARNED_TTL_MS });
+
+  constructor(registry?: Registry) {
+    if (!registry) return;
+    const counts = (): Record<ReasoningEcho, number> => {
+      this.learned.purgeStale();
+      const out: Record<ReasoningEcho, number> = { required: 0, rejected: 0 };
+      for (const echo of this.learned.values()) out[echo]++;
+      return out;
+    };
+    new Gauge({
+      name: 'toolgate_reasoning_learned_models',
+      help: 'Models whose upstream said they need the reasoning of earlier tool calls back (required) or refuse reasoning_content (rejected); expire after 6 h.',
+      labelNames: ['echo'],
+      registers: [registry],
+      collect() {
+        for (const [echo, count] of Object.entries(counts())) this.set({ echo }, count);
+      },
+    });
+  }
 
   echoOf(providerType: ProviderType, modelKey: string, upstreamModel: string): ReasoningEcho | undefined {
     const learned = this.learned.size > 0 ? this.learned.get(modelKey) : undefined;

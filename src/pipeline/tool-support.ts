@@ -1,11 +1,16 @@
 import { LRUCache } from 'lru-cache';
 import { Gauge, type Registry } from 'prom-client';
 import { GatewayError } from '../errors.js';
+import { ANONYMOUS_SCOPE } from '../state/scope.js';
 
 // Models whose upstream said they have no tool support are served in prompt mode for a while.
 // Only an explicit "this model does not support tools" counts: a 400 about the request's own
 // tools ("Invalid type for 'tools[0]…'", "array too long") is that client's mistake and goes back
-// to it. Bounded (maxModels, least recently used out), expiring (ttlMs), per app instance.
+// to it. Only the provider's own words count: some servers quote the request in their 400s, so a
+// phrase that also appears in any string the client sent could be its own text echoed back, and is
+// not trusted. What is learned is scoped to the gateway key whose request taught it (a client can
+// only ever downgrade a model for itself). Bounded (maxModels, least recently used out, every key
+// together), expiring (ttlMs), per app instance.
 
 export interface DowngradeSettings {
   enabled: boolean;
@@ -26,12 +31,42 @@ const NO_TOOL_SUPPORT = [
 /** Upstream messages are read up to this length (they can quote the whole request). */
 const MAX_MESSAGE = 2_000;
 
-/** Whether an upstream error says the model itself cannot take native tools. */
-export function saysNoToolSupport(error: unknown): boolean {
+/**
+ * Whether an upstream error says the model itself cannot take native tools, in words that are not in
+ * `request` (the body sent upstream: any of its strings could be echoed back in the message).
+ */
+export function saysNoToolSupport(error: unknown, request?: unknown): boolean {
   if (!(error instanceof GatewayError) || error.status !== 400 || error.kind !== 'upstream_status') return false;
   const message = error.message.slice(0, MAX_MESSAGE);
-  return NO_TOOL_SUPPORT.some((pattern) => pattern.test(message));
+  for (const pattern of NO_TOOL_SUPPORT) {
+    const match = pattern.exec(message);
+    if (match && !(request !== undefined && sentByClient(request, match[0].trim().toLowerCase()))) return true;
+  }
+  return false;
 }
+
+/** Whether any string in `value` (an object walked without recursion) contains `phrase` (lower case). */
+function sentByClient(value: unknown, phrase: string): boolean {
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (typeof node === 'string') {
+      if (node.length >= phrase.length && node.toLowerCase().includes(phrase)) return true;
+    } else if (Array.isArray(node)) {
+      for (const item of node) stack.push(item);
+    } else if (typeof node === 'object' && node !== null) {
+      for (const key in node) {
+        if (!Object.hasOwn(node, key)) continue;
+        stack.push(key);
+        stack.push((node as Record<string, unknown>)[key]);
+      }
+    }
+  }
+  return false;
+}
+
+/** The memory's key: the model, within the scope of the gateway key that learned it. */
+const scopedModel = (modelKey: string, scope: string): string => (scope === ANONYMOUS_SCOPE ? modelKey : `${scope}\u0000${modelKey}`);
 
 export class ToolSupportMemory {
   private readonly downgraded: LRUCache<string, true> | undefined;
@@ -54,17 +89,17 @@ export class ToolSupportMemory {
     }
   }
 
-  /** Whether `modelKey` (`provider/upstream model`) is served in prompt mode now. */
-  inPromptMode(modelKey: string): boolean {
+  /** Whether `modelKey` (`provider/upstream model`) is served in prompt mode now, for the gateway key of `scope`. */
+  inPromptMode(modelKey: string, scope: string = ANONYMOUS_SCOPE): boolean {
     // Almost always empty: no lookup (and no recency update) for every request then.
     const downgraded = this.downgraded;
-    return downgraded !== undefined && downgraded.size > 0 && downgraded.get(modelKey) === true;
+    return downgraded !== undefined && downgraded.size > 0 && downgraded.get(scopedModel(modelKey, scope)) === true;
   }
 
-  /** Remembers a model that refused tools; false when downgrades are disabled. */
-  downgrade(modelKey: string): boolean {
+  /** Remembers a model that refused tools, for the gateway key of `scope`; false when downgrades are disabled. */
+  downgrade(modelKey: string, scope: string = ANONYMOUS_SCOPE): boolean {
     if (!this.downgraded) return false;
-    this.downgraded.set(modelKey, true);
+    this.downgraded.set(scopedModel(modelKey, scope), true);
     return true;
   }
 

@@ -3,6 +3,7 @@ import { batchesOf } from '../providers/chunk-batches.js';
 import type { ProviderCallContext } from '../providers/types.js';
 import { declaredToolsOnce } from '../repair/index.js';
 import type { ResolvedModel } from '../routing/router.js';
+import { scopeOf } from '../state/scope.js';
 import type { WorkBudgets } from '../state/work-budgets.js';
 import type { NormalizeContext } from '../toolcalls/normalize.js';
 import type { NameResolverFunction } from '../toolcalls/names.js';
@@ -118,8 +119,9 @@ function callTarget(input: TargetInput, scope: CallScope): Promise<UpstreamCall>
 
   const toolSupport = gateway.upstream.toolSupport;
   const hasTools = names.length > 0;
-  let promptMode = hasTools && (target.toolCalling === 'prompt' || !capabilities.nativeTools || toolSupport.inPromptMode(modelKey));
-  const refusesTools = (error: unknown): boolean => !promptMode && hasTools && saysNoToolSupport(error);
+  const tenant = scopeOf(scope.info.keyName);
+  let promptMode = hasTools && (target.toolCalling === 'prompt' || !capabilities.nativeTools || toolSupport.inPromptMode(modelKey, tenant));
+  const refusesTools = (error: unknown): boolean => !promptMode && hasTools && saysNoToolSupport(error, upstreamRequest);
   const rejectsField = (error: unknown): ContractField | undefined => (promptMode ? undefined : rejectedContractField(error, upstreamRequest));
 
   // The call as the pipeline reads it is built where the answer arrives: no layer above to add to it.
@@ -174,7 +176,7 @@ function callTarget(input: TargetInput, scope: CallScope): Promise<UpstreamCall>
       if (field === undefined) throw error;
       return withoutRejected(field, 1);
     }
-    const remembered = toolSupport.downgrade(modelKey);
+    const remembered = toolSupport.downgrade(modelKey, tenant);
     context.log.warn({ model: modelKey, remembered, ttlMs: toolSupport.settings.ttlMs }, 'upstream says the model has no tool support: retrying in prompt mode');
     promptMode = true;
     return send(toPromptMode(upstreamRequest), true);

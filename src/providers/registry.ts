@@ -19,6 +19,7 @@ export function createProviders(config: GatewayConfig, keyEnvVars: Record<string
       maxConnections: provider.maxConnections,
       maxResponseBytes: provider.maxResponseBytes,
       maxEventBytes: provider.maxEventBytes,
+      maxStreamBytes: provider.maxStreamBytes,
       headers: provider.headers,
     };
     providers.set(name, createAdapter(settings));

@@ -1,6 +1,6 @@
 import { StringDecoder } from 'node:string_decoder';
 import { createParser, type EventSourceMessage, type EventSourceParser, type ParseError } from 'eventsource-parser';
-import { DEFAULT_MAX_EVENT_BYTES } from '../config/schema.js';
+import { DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_STREAM_BYTES } from '../config/schema.js';
 import { errors } from '../errors.js';
 import type { ProviderSettings, SseEvent } from './types.js';
 import { ITERATION_DONE } from './chunk-batches.js';
@@ -17,8 +17,8 @@ const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(reso
 
 export type { SseEvent } from './types.js';
 
-/** Whose stream it is (named in errors) and its cap on one incomplete event. */
-export type SseLimits = Pick<ProviderSettings, 'name' | 'maxEventBytes'>;
+/** Whose stream it is (named in errors), its cap on one incomplete event and on the whole body. */
+export type SseLimits = Pick<ProviderSettings, 'name' | 'maxEventBytes' | 'maxStreamBytes'>;
 
 /**
  * Reads an upstream SSE body event by event. Yields as soon as an event is complete; no
@@ -33,7 +33,8 @@ export async function* readSse(body: ByteSource, mapError: (error: unknown) => E
  * `map` (which may throw: its errors pass through as they are), in batches of at most SLICE_CHECK.
  * Stops at `data: [DONE]`. Transport errors are passed to `mapError`. An event (or line) still
  * incomplete past `limits.maxEventBytes` ends the stream with a 502 upstream_bad_response, after
- * the events before it.
+ * the events before it; so does a body past `limits.maxStreamBytes` in all (the read that crosses it
+ * is not parsed).
  */
 export function readSseBatches<T>(body: ByteSource, mapError: (error: unknown) => Error, map: (event: SseEvent) => T, limits: SseLimits): AsyncIterableIterator<T[]> {
   return new SseBatchReader(body, mapError, map, limits);
@@ -59,6 +60,8 @@ class SseBatchReader<T> implements AsyncIterableIterator<T[]> {
   /** A mapping error held back while the events before it are handed over. */
   private failure: { error: unknown } | undefined;
   private overflowed = false;
+  /** Body bytes left before maxStreamBytes; below zero the stream is over its cap. */
+  private streamBytesLeft: number;
   private first = true;
   private sliceStart = 0;
   /** A batch was handed over: the time slice is checked when the consumer comes back. */
@@ -77,6 +80,7 @@ class SseBatchReader<T> implements AsyncIterableIterator<T[]> {
     private readonly limits: SseLimits,
   ) {
     this.maxEventBytes = limits.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
+    this.streamBytesLeft = limits.maxStreamBytes ?? DEFAULT_MAX_STREAM_BYTES;
     this.parser = createParser({
       onEvent: (message: EventSourceMessage) => {
         this.parsed.push(message); // an SseEvent as it is ({ id, event, data }): no copy per event
@@ -119,6 +123,10 @@ class SseBatchReader<T> implements AsyncIterableIterator<T[]> {
         }
         // After the events this read completed: they reach the consumer first, as before a bad event.
         if (this.overflowed) throw errors.upstreamBadResponse(this.limits.name, `a stream event larger than ${this.maxEventBytes} bytes (providers.${this.limits.name}.maxEventBytes)`);
+        if (this.streamBytesLeft < 0) {
+          const cap = this.limits.maxStreamBytes ?? DEFAULT_MAX_STREAM_BYTES;
+          throw errors.upstreamBadResponse(this.limits.name, `a stream longer than ${cap} bytes (providers.${this.limits.name}.maxStreamBytes)`);
+        }
         const read = await this.nextRead();
         if (read === null) {
           this.ending = true;
@@ -160,6 +168,8 @@ class SseBatchReader<T> implements AsyncIterableIterator<T[]> {
   }
 
   private feed(bytes: Buffer): void {
+    this.streamBytesLeft -= bytes.length;
+    if (this.streamBytesLeft < 0) return;
     let text = this.decoder.write(bytes);
     if (this.first && text !== '') {
       this.first = false;

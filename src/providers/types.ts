@@ -28,6 +28,8 @@ export interface ProviderSettings {
   maxResponseBytes?: number;
   /** Cap on one incomplete stream event or line (unset: the config default). */
   maxEventBytes?: number;
+  /** Cap on one stream's whole body (unset: the config default). */
+  maxStreamBytes?: number;
   /** Extra static headers sent upstream (from config). */
   headers: Record<string, string>;
 }

@@ -12,6 +12,7 @@ import type { TargetPermit } from '../resilience/index.js';
 import type { ResolvedModel } from '../routing/router.js';
 import { createReport } from '../toolcalls/normalize-shared.js';
 import { persist, type CreateResult, type Prepared } from './prepared.js';
+import { recordReasoningItems, withRestoredReasoning } from './native-reasoning.js';
 import { toChatRequest } from './to-chat.js';
 import { isRecord, type ResponseObject } from './types.js';
 
@@ -45,12 +46,14 @@ async function nativeChain(prepared: Prepared, target: ResolvedModel, input: Cha
   const { request } = prepared;
   const settings = target.provider.settings;
   const info = input.info;
-  info.repairHeaders(prepared.repairsHeader, prepared.warningsHeader);
+  // store: false: reasoning items the client dropped come back from the ledger (native-reasoning.ts).
+  const { items, repairsHeader } = await withRestoredReasoning(prepared, gateway, input.log);
+  info.repairHeaders(repairsHeader, prepared.warningsHeader);
   const context = providerContext(target, input, gateway);
   const { stream: _stream, ...rest } = request;
-  const bodyFor = (candidate: ResolvedModel): Record<string, unknown> => ({ ...rest, model: candidate.upstreamModel, input: prepared.items });
+  const bodyFor = (candidate: ResolvedModel): Record<string, unknown> => ({ ...rest, model: candidate.upstreamModel, input: items });
   const headers: Record<string, string> = {};
-  if (prepared.repairsHeader) headers['x-toolgate-repairs'] = prepared.repairsHeader;
+  if (repairsHeader) headers['x-toolgate-repairs'] = repairsHeader;
   if (prepared.warningsHeader) headers['x-toolgate-warnings'] = prepared.warningsHeader;
   const view = toChatRequest(request, [...prepared.previous, ...prepared.items], { provider: settings.name, lenient: true });
   const telemetry = new RequestTelemetry(gateway, info, view, taskHeaderOf(input.headers));
@@ -84,6 +87,7 @@ async function nativeChain(prepared: Prepared, target: ResolvedModel, input: Cha
     if (isResponse(response)) {
       answered(served, response);
       await persist(gateway, prepared, response, input.log);
+      await recordReasoningItems(prepared, response, served.provider.settings.name, gateway, input.log);
     }
     return { kind: 'json', response: response as ResponseObject, headers };
   }
@@ -100,6 +104,7 @@ async function nativeChain(prepared: Prepared, target: ResolvedModel, input: Cha
         if (TERMINAL.has(type) && isRecord(data) && isResponse(data.response)) {
           answered(served, data.response);
           await persist(gateway, prepared, data.response, input.log);
+          await recordReasoningItems(prepared, data.response, served.provider.settings.name, gateway, input.log);
         }
         yield sseEvent(type, text);
       }

@@ -2,6 +2,7 @@ import { cpuMs } from '../toolcalls/deltas.js';
 import { textAnswer, type UpstreamAnswer } from './answers.js';
 import { startRawUpstream, type RawUpstream } from '../helpers/raw-upstream.js';
 import { configFor, startGateway, type TestGateway } from '../helpers/gateway.js';
+import { FULL_VOLUME } from '../helpers/volume.js';
 
 // The adversarial suite's harness: a real gateway in front of a scripted upstream, one attack
 // request at a time, a concurrent /healthz from "another client" while it runs, and growth checked
@@ -52,7 +53,9 @@ export async function startRig(extraConfig = '', providerExtra = '', aliases: re
   rig.gateway = await startGateway({
     yaml: configFor(
       Object.fromEntries(['raw', ...aliases].map((name) => [name, { baseUrl: rig.upstream.baseURL, apiKey: 'k-raw', extra: providerExtra }])),
-      extraConfig,
+      // Hostile answers break their tool contract: checked (the check's own cost is measured too) and
+      // handed on with a warning, not re-asked (docs/contract.md).
+      `contract:\n  onViolation: pass\n${extraConfig}`,
     ),
     logLevel: 'warn',
   });
@@ -159,10 +162,12 @@ export const NOISE_FLOOR_MS = 20;
 /** Pairs tried at most while the ratio is over the threshold: a loaded 2-core CI machine (the suite runs
  * two test files at once) can slow three 200 KB runs in a row; a quadratic parser stays over at any count. */
 const MAX_PAIRS = 10;
+/** Pairs always run: 3 in CI; by default 1, more only while the ratio is over the threshold. */
+const MIN_PAIRS = FULL_VOLUME ? 3 : 1;
 
 /**
  * Runs an attack at 50 KB and 200 KB, alternating (after a warm-up) so both sizes see the same
- * machine load: at least 3 pairs, up to MAX_PAIRS while the ratio of the minimums is over the threshold
+ * machine load: at least MIN_PAIRS pairs, up to MAX_PAIRS while the ratio of the minimums is over the threshold
  * (a noisy machine only ever makes a run slower).
  */
 export async function measureGrowth(attack: (bytes: number) => Promise<Outcome>): Promise<Growth> {
@@ -172,7 +177,7 @@ export async function measureGrowth(attack: (bytes: number) => Promise<Outcome>)
   let smallMs = Infinity;
   let largeMs = Infinity;
   const ratioOf = (): number => largeMs / Math.max(smallMs, NOISE_FLOOR_MS);
-  for (let pair = 0; pair < MAX_PAIRS && (pair < 3 || ratioOf() > MAX_GROWTH_RATIO); pair++) {
+  for (let pair = 0; pair < MAX_PAIRS && (pair < MIN_PAIRS || ratioOf() > MAX_GROWTH_RATIO); pair++) {
     small = await attack(SMALL);
     smallMs = Math.min(smallMs, small.ms);
     const run = await attack(LARGE);

@@ -3,8 +3,10 @@ import t from 'tap';
 import { buildApp } from '../../src/app.js';
 import { parseConfig } from '../../src/config/load.js';
 import { createLogger } from '../../src/logging.js';
+import { volume } from '../helpers/volume.js';
 
-// ≥ 10,000 generated malformed requests through app.inject (no sockets): every one gets an
+// ≥ 10,000 generated malformed requests in CI (a fifth by default: test/helpers/volume.ts) through
+// app.inject (no sockets): every one gets an
 // OpenAI-shaped 4xx (or, for the "mutated but maybe repairable" family, anything but a 5xx),
 // the process stays healthy and Object.prototype stays clean. Fixed seed: reproducible.
 
@@ -65,7 +67,7 @@ t.test('fuzz: malformed requests → OpenAI-shaped 4xx, never a 5xx or a crash',
     }
   });
   lap();
-  await fc.assert(fc.asyncProperty(endpoint, notJson, async (url, text) => client4xx(await send(url, text))), { seed: SEED, numRuns: 2000 });
+  await fc.assert(fc.asyncProperty(endpoint, notJson, async (url, text) => client4xx(await send(url, text))), { seed: SEED, numRuns: volume(2000) });
 
   // 2. JSON of the wrong shape: wrong types for known fields, non-object bodies.
   const wrongType = fc.oneof(fc.integer(), fc.boolean(), fc.constant(null), fc.array(fc.integer(), { maxLength: 3 }), fc.dictionary(fc.string(), fc.integer(), { maxKeys: 2 }));
@@ -83,10 +85,10 @@ t.test('fuzz: malformed requests → OpenAI-shaped 4xx, never a 5xx or a crash',
   lap();
   await fc.assert(fc.asyncProperty(fc.constantFrom('/v1/chat/completions', '/v1/toolgate/lint'), wrongShape, async (url, body) => client4xx(await send(url, json(body)))), {
     seed: SEED,
-    numRuns: 2000,
+    numRuns: volume(2000),
   });
   lap();
-  await fc.assert(fc.asyncProperty(wrongShape, async (body) => notServerError(await send('/v1/responses', json(body)))), { seed: SEED, numRuns: 500 });
+  await fc.assert(fc.asyncProperty(wrongShape, async (body) => notServerError(await send('/v1/responses', json(body)))), { seed: SEED, numRuns: volume(500) });
 
   // 3. Huge strings and lone surrogates where the gateway must read them (the model name).
   const nasty = fc.oneof(
@@ -97,7 +99,7 @@ t.test('fuzz: malformed requests → OpenAI-shaped 4xx, never a 5xx or a crash',
   // (not /lint: it never resolves the model)
   const hugeOrSurrogate = fc.tuple(fc.constantFrom('/v1/chat/completions', '/v1/responses'), nasty, fc.boolean()).map(([url, text, asProvider]) => ({ url, body: { ...VALID, input: 'x', model: asProvider ? `nope/${text}` : text } }));
   lap();
-  await fc.assert(fc.asyncProperty(hugeOrSurrogate, async ({ url, body }) => client4xx(await send(url, json(body)))), { seed: SEED, numRuns: 1500 });
+  await fc.assert(fc.asyncProperty(hugeOrSurrogate, async ({ url, body }) => client4xx(await send(url, json(body)))), { seed: SEED, numRuns: volume(1500) });
 
   // 4. Nesting deeper than limits.maxDepth, anywhere in the body.
   const deep = fc.tuple(endpoint, fc.integer({ min: 65, max: 5000 }), fc.constantFrom('[', '{"a":'), fc.constantFrom('content', 'tools', 'metadata'));
@@ -110,7 +112,7 @@ t.test('fuzz: malformed requests → OpenAI-shaped 4xx, never a 5xx or a crash',
       const outcome = await send(url, text);
       return client4xx(outcome) && outcome.body.includes('nested deeper');
     }),
-    { seed: SEED, numRuns: 1000 },
+    { seed: SEED, numRuns: volume(1000) },
   );
 
   // 5. Prototype-pollution keys at any depth, in any spelling JSON allows.
@@ -126,7 +128,7 @@ t.test('fuzz: malformed requests → OpenAI-shaped 4xx, never a 5xx or a crash',
     return { url, text: spots[where] };
   });
   lap();
-  await fc.assert(fc.asyncProperty(polluted, async ({ url, text }) => client4xx(await send(url, text))), { seed: SEED, numRuns: 1500 });
+  await fc.assert(fc.asyncProperty(polluted, async ({ url, text }) => client4xx(await send(url, text))), { seed: SEED, numRuns: volume(1500) });
 
   // 6. Plausible but broken histories (may be repaired → 200, or refused → 4xx; never a 5xx).
   const content = fc.oneof(fc.string({ maxLength: 30 }), fc.constant(null), fc.constant(''), fc.array(fc.record({ type: fc.constantFrom('text', 'image_url', 'weird'), text: fc.string({ maxLength: 10 }) }), { maxLength: 2 }), fc.integer(), fc.dictionary(fc.string({ maxLength: 5 }), fc.string({ maxLength: 5 }), { maxKeys: 2 }));
@@ -154,7 +156,7 @@ t.test('fuzz: malformed requests → OpenAI-shaped 4xx, never a 5xx or a crash',
   lap();
   await fc.assert(
     fc.asyncProperty(fc.constantFrom('/v1/chat/completions', '/v1/toolgate/lint'), history, async (url, body) => notServerError(await send(url, json(body)))),
-    { seed: SEED, numRuns: 1500 },
+    { seed: SEED, numRuns: volume(1500) },
   );
   const responsesInput = fc.record({
     model: fc.constant('simulator/weather'),
@@ -164,7 +166,7 @@ t.test('fuzz: malformed requests → OpenAI-shaped 4xx, never a 5xx or a crash',
     stream: fc.boolean(),
   });
   lap();
-  await fc.assert(fc.asyncProperty(responsesInput, async (body) => notServerError(await send('/v1/responses', json(body)))), { seed: SEED, numRuns: 500 });
+  await fc.assert(fc.asyncProperty(responsesInput, async (body) => notServerError(await send('/v1/responses', json(body)))), { seed: SEED, numRuns: volume(500) });
 
   // 7. Malformed URLs (bad %-escapes and the like) on every route: Fastify's own errors are OpenAI-shaped too.
   const urlChars = fc.constantFrom(...'%%%0123456789ABCDEFabcxyz/._-~!$&()*+,;=:@'.split(''));
@@ -180,13 +182,13 @@ t.test('fuzz: malformed requests → OpenAI-shaped 4xx, never a 5xx or a crash',
       statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1);
       return notServerError({ status: res.statusCode, body: res.body }) && (res.statusCode < 400 || shaped({ status: res.statusCode, body: res.body }));
     }),
-    { seed: SEED, numRuns: 500 },
+    { seed: SEED, numRuns: volume(500) },
   );
 
   lap();
   t.comment(`fuzz: ms per family ${laps.slice(1).join(', ')}`);
   t.comment(`fuzz: ${total} requests; statuses ${JSON.stringify(Object.fromEntries([...statuses].sort()))}`);
-  t.ok(total >= 10_000, `${total} generated requests`);
+  t.ok(total >= volume(10_000), `${total} generated requests`);
   t.notOk([...statuses.keys()].some((status) => status >= 500), 'no 5xx at all');
   t.equal(({} as Record<string, unknown>).polluted, undefined, 'no prototype pollution');
   t.same(Object.getOwnPropertyNames(Object.prototype).sort(), prototypeKeys);

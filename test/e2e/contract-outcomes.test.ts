@@ -39,6 +39,11 @@ models:
     model: m-trim
     contract:
       extraCalls: trim
+  hurried:
+    provider: up
+    model: m-hurried
+    contract:
+      deadlineMs: 1
   off:
     provider: up
     model: m-off
@@ -135,6 +140,13 @@ t.test('extraCalls trim: the first call kept, said in a warning, no re-ask', asy
   const stream = readChatStream(await (await ask('trim', true, { parallel_tool_calls: false })).text());
   t.same(stream.calls.map((c) => JSON.parse(c.arguments)), [{ city: 'Paris' }]);
   t.equal(sentFor('m-trim').length, 2);
+});
+
+t.test('no re-ask past the deadline: the request already took longer than deadlineMs', async (t) => {
+  const response = await ask('hurried', false);
+  t.equal(response.status, 502);
+  t.notMatch(((await response.json()) as any).error.message, /re-ask/);
+  t.equal(sentFor('m-hurried').length, 1, 'no re-ask');
 });
 
 t.test('enabled false: answers are not checked', async (t) => {

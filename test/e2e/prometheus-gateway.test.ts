@@ -25,13 +25,19 @@ t.test('Prometheus evaluates every shipped expression against a live gateway', {
       return { toolCalls: [{ name: 'tool_get_weather', arguments: { city: 'Quito' } }] };
     },
   });
+  // tool_choice "required" answered in prose, then a call once asked again: a contract violation and a re-ask.
+  const picky = await startOpenAIEmulator({
+    apiKey: 'k',
+    script: (body: any) => (String(body.messages.at(-1)?.content).startsWith('Your last answer') ? { toolCalls: [{ name: 'get_weather', arguments: { city: 'Quito' } }] } : { text: 'No tool needed.' }),
+  });
   const gw = await startGateway({
-    yaml: configFor({ flaky: { baseUrl: flaky.url, apiKey: 'k' } }, 'models:\n  weather:\n    provider: simulator\n    model: weather\n    pricing: {inputPerMTok: 1, outputPerMTok: 2}\n'),
+    yaml: configFor({ flaky: { baseUrl: flaky.url, apiKey: 'k' }, picky: { baseUrl: picky.url, apiKey: 'k' } }, 'models:\n  weather:\n    provider: simulator\n    model: weather\n    pricing: {inputPerMTok: 1, outputPerMTok: 2}\n'),
     logLevel: 'warn',
   });
   t.teardown(async () => {
     await gw.close();
     await flaky.close();
+    await picky.close();
   });
   const client = new OpenAI({ baseURL: gw.baseURL, apiKey: 'x', maxRetries: 0 });
   const feed = async (round: number) => {
@@ -40,6 +46,8 @@ t.test('Prometheus evaluates every shipped expression against a live gateway', {
     for (let i = 0; i < 2; i++) await runToolLoop(client, 'flaky/open-model', `Weather? ${round}-${i}`, false).catch(() => undefined);
     await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'weather', messages: [{ role: 'user', content: 'x' }, { role: 'tool', content: 'orphan' }] }) });
     await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'no-such/model', messages: [{ role: 'user', content: 'x' }] }) });
+    const tools = [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }];
+    await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'picky/open-model', messages: [{ role: 'user', content: 'Weather?' }], tools, tool_choice: 'required' }) });
   };
   const address = new URL(gw.url);
   await checkAgainstPrometheus(t, { binary: prometheus.path, target: `${address.hostname}:${address.port}`, feed, alertsMustFire: false });

@@ -101,6 +101,7 @@ for (const stream of [false, true]) {
     t.notOk(upstream.requests[1].messages[1].reasoning_content, 'the first try went as the client sent it');
     reasoningCameBack(t, { ...upstream, requests: upstream.requests.filter((_, i) => i !== 1) });
     t.ok(gw.logs.some((line) => line.includes('learned, retrying once')), 'the warn line says so');
+    t.match(await (await fetch(`${gw.url}/metrics`)).text(), /^toolgate_reasoning_learned_models\{echo="required"\} 1$/m, 'the gauge shows it');
   });
 
   t.test(`Gemini 3 on its OpenAI-compatible endpoint (${mode}): thought signatures go back on the calls`, async (t) => {

@@ -10,7 +10,9 @@ const ALPHA = 'tg-alpha-budget-key-0001';
 const BETA = 'tg-beta-budget-key-0002';
 let reply: (body: { tools?: unknown[] }) => Reply = () => ({ text: 'ok' });
 const upstream = await startOpenAIEmulator({ apiKey: 'sk-budget-000', script: (body) => reply(body) });
-const keys = `auth:\n  keys:\n    - {key: "${ALPHA}", name: alpha}\n    - {key: "${BETA}", name: beta}\n`;
+// The answers here break their tool contract on purpose (arguments no repair reads): handed on with a
+// warning (`contract.onViolation: pass`, docs/contract.md) rather than re-asked, so what is reported shows.
+const keys = `auth:\n  keys:\n    - {key: "${ALPHA}", name: alpha}\n    - {key: "${BETA}", name: beta}\ncontract:\n  onViolation: pass\n`;
 const keyedGateway = () => startGateway({ yaml: configFor({ openai: { type: 'openai', baseUrl: upstream.url, apiKey: 'sk-budget-000' } }, keys), logLevel: 'warn' });
 // One gateway per test: each starts with full budgets.
 const gw = await keyedGateway();

@@ -16,8 +16,8 @@
 // The agent script: a user message gets a call (with fresh reasoning), each result gets another
 // call until `steps` calls were made in the turn, then a text answer.
 import { randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
+import { startRuleServer } from './rule-server.js';
 
 export type ReasoningRule = 'deepseek' | 'gemini-signature' | 'rejects-reasoning';
 
@@ -152,37 +152,6 @@ export async function startReasoningEmulator(options: { rule: ReasoningRule; ste
     res.end('data: [DONE]\n\n');
   }
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const parts: Buffer[] = [];
-    for await (const part of req) parts.push(part as Buffer);
-    const body = JSON.parse(Buffer.concat(parts).toString('utf8')) as Obj;
-    requests.push(body);
-    const refused = refusal(options.rule, body, issuedSignatures);
-    if (refused) {
-      res.writeHead(refused.status, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(refused.body));
-      return;
-    }
-    send(res, body, answer(body));
-  }
-
-  const server = createServer((req, res) => {
-    handle(req, res).catch(() => {
-      res.writeHead(500);
-      res.end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/v1`,
-    requests,
-    issuedReasoning,
-    issuedSignatures,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
+  const server = await startRuleServer(requests, { refusal: (body) => refusal(options.rule, body, issuedSignatures), answer: (res, body) => send(res, body, answer(body)) });
+  return { url: server.url, requests, issuedReasoning, issuedSignatures, close: () => server.close() };
 }

@@ -2,7 +2,8 @@ import http from 'node:http';
 import net from 'node:net';
 import t from 'tap';
 import type { FastifyReply } from 'fastify';
-import { sseData, sseEvent, writeSseFrom } from '../../src/http/sse.js';
+import { cutOpenStreams, pingSchedule, sseData, sseEvent, writeSse, writeSseFrom } from '../../src/http/sse.js';
+import { errors } from '../../src/errors.js';
 import { startGateway } from '../helpers/gateway.js';
 import { sseChunk, startRawUpstream } from '../helpers/raw-upstream.js';
 
@@ -246,9 +247,10 @@ t.test('streams one after another share one idle-ping interval, which restarts a
   t.teardown(() => server.close());
   const { port } = server.address() as net.AddressInfo;
   for (let i = 0; i < 5; i++) t.equal(await (await fetch(`http://127.0.0.1:${port}/quick`)).text(), 'data: first\n\n');
+  const every = pingSchedule(pingMs).checkEveryMs;
   t.same(
-    started.filter((ms) => ms === Math.floor(pingMs / 2)),
-    [Math.floor(pingMs / 2)],
+    started.filter((ms) => ms === every),
+    [every],
     'one interval for five streams in a row',
   );
   // A short period: the interval finds no stream and stops; the next stream restarts it and is pinged.
@@ -258,7 +260,7 @@ t.test('streams one after another share one idle-ping interval, which restarts a
   onCleared = undefined;
   const text = await (await fetch(`http://127.0.0.1:${port}/short-idle`)).text();
   t.match(text, /^data: first\n\n(: ping\n\n)+$/, 'a stream after the stop still gets pings');
-  t.equal(started.filter((ms) => ms === 20).length, 2, 'the short period started once again after it stopped');
+  t.equal(started.filter((ms) => ms === pingSchedule(40).checkEveryMs).length, 2, 'the short period started once again after it stopped');
 });
 
 // What an open stream holds: while the writer waits for the upstream's next read, the last item (a
@@ -298,4 +300,74 @@ t.test('a writer waiting for the next item does not keep the last one', async (t
   t.equal(item?.deref(), undefined, 'the last item was collected while the writer waits');
   release();
   t.match(await (await response).text(), /^data: first x+\n\ndata: \[DONE\]\n\n$/);
+});
+
+// server.ssePingMs promises a ping after that long idle at the latest: with the checks of the
+// shared interval, the longest silence (a stream that went quiet just after a check) plus one check
+// period of slack for a late timer stays within it, for every period.
+t.test('the ping schedule never leaves a stream silent longer than ssePingMs', async (t) => {
+  for (const pingMs of [30, 1_000, 15_000, 17_000, 60_000]) {
+    const { checkEveryMs, pingAfterIdleMs } = pingSchedule(pingMs);
+    let longest = 0;
+    // The stream's last write at every phase between two checks (checks at k × checkEveryMs).
+    for (let phase = 0; phase < checkEveryMs; phase += Math.max(1, Math.floor(checkEveryMs / 50))) {
+      let check = checkEveryMs;
+      while (check - phase < pingAfterIdleMs) check += checkEveryMs;
+      longest = Math.max(longest, check - phase);
+    }
+    t.ok(longest + checkEveryMs <= pingMs, `ssePingMs ${pingMs}: silent at most ${longest} ms, +${checkEveryMs} ms for a late timer`);
+    t.ok(pingAfterIdleMs >= pingMs / 2, `ssePingMs ${pingMs}: not pinged before ${pingAfterIdleMs} ms of silence`);
+  }
+});
+
+// At the end of the shutdown grace period, a stream still open gets its route's terminal error frame
+// and its upstream is stopped: the client never sees an answer cut without an end.
+t.test('cutOpenStreams ends each open stream with its error frame and stops its upstream', async (t) => {
+  const aborts: string[] = [];
+  let wrote: () => void = () => undefined;
+  const firstWritten = new Promise<void>((resolve) => (wrote = resolve));
+  let count = 0;
+  const server = http.createServer((req, res) => {
+    const route = String(req.url);
+    async function* endless(signal: AbortSignal): AsyncGenerator<string> {
+      yield `data: ${route}\n\n`;
+      if (++count === 2) wrote();
+      await new Promise((_, reject) => signal.addEventListener('abort', () => reject(new Error('aborted'))));
+    }
+    const controller = new AbortController();
+    controller.signal.addEventListener('abort', () => aborts.push(route));
+    const reply = { hijack: () => undefined, raw: res, request: { id: 'req-1' } } as unknown as FastifyReply;
+    void writeSse(reply, endless(controller.signal), { headers: {}, abort: controller, errorFrame: (error) => `event: error\ndata: ${JSON.stringify({ route, code: error.code })}\n\n` });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => server.close());
+  const { port } = server.address() as net.AddressInfo;
+  const texts = ['/a', '/b'].map(async (path) => (await fetch(`http://127.0.0.1:${port}${path}`)).text());
+  await firstWritten;
+  await new Promise((resolve) => setImmediate(resolve));
+  t.equal(cutOpenStreams(errors.shuttingDown()), 2, 'both open streams');
+  for (const [index, path] of ['/a', '/b'].entries()) {
+    t.equal(await texts[index], `data: ${path}\n\nevent: error\ndata: {"route":"${path}","code":"shutting_down"}\n\n`, `${path}: its frames, then the error frame, then the end`);
+  }
+  t.same(aborts.sort(), ['/a', '/b'], 'each upstream stopped');
+  t.equal(cutOpenStreams(errors.shuttingDown()), 0, 'ended streams leave the list');
+});
+
+// Bounded in bytes everywhere: an upstream stream that never ends (each event small) is cut at
+// providers.<name>.maxStreamBytes with the terminal error event, the content before it delivered.
+t.test('an endless upstream stream ends at maxStreamBytes with an error event', async (t) => {
+  let written = 0;
+  const gw = await gatewayOver(t, (_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    // Paced (one event a millisecond): the reader sees reads before the one that crosses the cap.
+    const timer = setInterval(() => {
+      if (res.destroyed || written++ >= 2_000) return clearInterval(timer);
+      res.write(sseChunk('word '));
+    }, 1);
+  }, '    maxStreamBytes: 16384\n');
+  const text = await (await streamChat(gw.url)).text();
+  t.match(text, /"content":"word "/, 'what came before the cap');
+  t.match(text, /a stream longer than 16384 bytes \(providers\.up\.maxStreamBytes\)/);
+  t.match(text, /"code":"upstream_bad_response"/);
+  t.ok(text.length < 40_000, `the client got ${text.length} characters, not the whole upstream stream`);
 });

@@ -100,7 +100,8 @@ t.test('answers and failures', async (t) => {
   next = { text: 'x', finish: 'stop' };
   const raw = (body: unknown, headers: Record<string, string> = {}) => fetch(`${gw.url}/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
   const shapes: Array<[string, Response, number, string]> = [
-    ['missing max_tokens', await raw({ model: 'up/m', messages: [] }), 400, 'invalid_request_error'],
+    ['missing max_tokens', await raw({ model: 'up/m', messages: [{ role: 'user', content: 'x' }] }), 400, 'invalid_request_error'],
+    ['no messages', await raw({ model: 'up/m', max_tokens: 5, messages: [] }), 400, 'invalid_request_error'],
     ['malformed JSON', await raw('{"model": '), 400, 'invalid_request_error'],
     ['a role Anthropic does not have', await raw({ model: 'up/m', max_tokens: 5, messages: [{ role: 'tool', content: 'x' }] }), 400, 'invalid_request_error'],
     ['unknown model', await raw({ model: 'nowhere/m', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] }), 404, 'not_found_error'],

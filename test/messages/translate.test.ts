@@ -9,7 +9,7 @@ import type { MessagesHistory } from '../../src/messages/repair/types.js';
 // The translations on their own: Messages → chat (every row of docs/messages.md's table) and chat
 // answers and chunks → a Message and its events.
 
-const OPTIONS = { provider: 'p', topK: true };
+const OPTIONS = { provider: 'p', optionalParams: true };
 const base: MessagesRequest = { model: 'p/m', max_tokens: 100, messages: [] };
 const chatOf = (request: Partial<MessagesRequest>, history: MessagesHistory, options = OPTIONS) => toChatRequest({ ...base, ...request }, history, options);
 
@@ -78,7 +78,8 @@ t.test('request fields', async (t) => {
   t.same(chatOf({ tools, tool_choice: { type: 'tool', name: 'g' } }, history).tool_choice, { type: 'function', function: { name: 'g' } });
   t.equal(chatOf({ tools, tool_choice: { type: 'none' } }, history).tool_choice, 'none');
   t.equal(chatOf({ tool_choice: { type: 'any' } }, history).tool_choice, undefined, 'no tools, no tool_choice');
-  t.equal(chatOf({ top_k: 5 }, history, { provider: 'openai', topK: false }).top_k, undefined, 'top_k only where the upstream has it');
+  const openai = chatOf({ top_k: 5, thinking: { type: 'enabled', budget_tokens: 20000 } }, history, { provider: 'openai', optionalParams: false });
+  t.same([openai.top_k, openai.reasoning_effort], [undefined, undefined], 'top_k and reasoning_effort only where the upstream takes them');
   t.equal(chatOf({ thinking: { type: 'enabled', budget_tokens: 10000 } }, history).reasoning_effort, 'medium');
   t.equal(chatOf({ thinking: { type: 'enabled', budget_tokens: 32000 } }, history).reasoning_effort, 'high');
   t.equal(chatOf({ thinking: { type: 'disabled' } }, history).reasoning_effort, undefined);

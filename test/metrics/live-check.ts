@@ -63,7 +63,7 @@ export async function checkAgainstPrometheus(t: Test, options: LiveCheckOptions)
     '/api/v1/rules',
   );
   const loaded = rules.groups.flatMap((g) => g.rules);
-  t.equal(loaded.length, 4, 'Prometheus loaded the four rules of config/alerts.yml');
+  t.equal(loaded.length, 5, 'Prometheus loaded the five rules of config/alerts.yml');
   for (const rule of loaded) t.not(rule.health, 'err', `${rule.name} evaluates without error ${rule.lastError ?? ''}`);
 
   if (alertsMustFire) {

@@ -12,8 +12,8 @@ t.test('every toolgate_* metric named in grafana/** and config/alerts.yml is exp
   t.teardown(() => metrics.close());
   const exported = new Set(metrics.registry.getMetricsAsArray().map((m) => m.name));
   t.ok(expressions.filter((e) => e.kind === 'dashboard').length >= 20, 'dashboard expressions found');
-  t.equal(expressions.filter((e) => e.kind === 'grafana-alert').length, 4);
-  t.equal(expressions.filter((e) => e.kind === 'prometheus-alert').length, 4);
+  t.equal(expressions.filter((e) => e.kind === 'grafana-alert').length, 5);
+  t.equal(expressions.filter((e) => e.kind === 'prometheus-alert').length, 5);
   t.equal(expressions.filter((e) => e.kind === 'dashboard-variable').length, 2);
   for (const { file, name, expr } of expressions) {
     const names = metricNamesIn(expr);
@@ -22,7 +22,7 @@ t.test('every toolgate_* metric named in grafana/** and config/alerts.yml is exp
   }
 });
 
-t.test('Grafana and Prometheus alerts are the same four rules', async (t) => {
+t.test('Grafana and Prometheus alerts are the same five rules', async (t) => {
   const grafana = expressions.filter((e) => e.kind === 'grafana-alert');
   const provisioning = parseYaml(readFileSync(join(REPO_ROOT, 'grafana/provisioning/alerting/toolgate-alerts.yml'), 'utf8')) as {
     groups: Array<{ folder: string; rules: Array<{ title: string; for: string; data: Array<{ refId: string; datasourceUid: string; model: { conditions?: Array<{ evaluator: { type: string; params: number[] } }> } }> }> }>;

@@ -1,6 +1,6 @@
 // Synthetic traffic through the metrics facade, and a tiny Fastify server exposing /metrics.
-// One round touches every metric and is bad enough to trip all four alerts: 20% text fallback,
-// p95 of 12 LLM calls per task, ~15 USD per round, ~20% upstream errors.
+// One round touches every metric and is bad enough to trip all five alerts: 20% text fallback,
+// p95 of 12 LLM calls per task, ~15 USD per round, ~20% upstream errors, re-asks on 20% of tool answers.
 import Fastify from 'fastify';
 import type { Metrics } from '../../src/metrics/index.js';
 
@@ -35,6 +35,10 @@ export function syntheticTraffic(metrics: Metrics): TrafficFeeder {
     metrics.toolLoop();
     metrics.unknownToolName();
     metrics.invalidToolArguments();
+    openai.contractViolation('wrong_tool');
+    openai.contractViolation('invalid_arguments');
+    openai.reask('complied');
+    openai.reask('violated');
 
     // Tasks: six of 2 calls, four of 12 calls.
     for (let task = 0; task < 10; task += 1) {

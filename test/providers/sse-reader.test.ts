@@ -171,6 +171,18 @@ t.test('the cap is per event: a long stream of events each under it passes, and 
   t.equal(got[5_000], big);
 });
 
+t.test('maxStreamBytes bounds the whole body: events each small, past the total the stream ends with a 502', async (t) => {
+  const event = `data: ${'s'.repeat(200)}\n\n`;
+  const { body, pulled } = chunkedBody([...repeat(event, 100_000)]); // 20 MB on offer
+  const { got, error } = await readAll(body, { name: 'up', maxStreamBytes: 64 * 1024 });
+  t.ok(got.length > 0 && got.length <= Math.ceil((64 * 1024) / event.length), `${got.length} events before the cap`);
+  t.match(error, { status: 502, code: 'upstream_bad_response', message: 'a stream longer than 65536 bytes (providers.up.maxStreamBytes)' });
+  t.ok(pulled() <= 64 * 1024 + 3 * event.length, `read ${pulled()} bytes`);
+  const under = await readAll(chunkedBody([...repeat(event, 100), 'data: [DONE]\n\n']).body, { name: 'up', maxStreamBytes: 64 * 1024 });
+  t.equal(under.error, undefined, 'a stream under the cap is untouched');
+  t.equal(under.got.length, 100);
+});
+
 t.test('no maxEventBytes: the config default applies (32 MiB), not unbounded', async (t) => {
   // 33 MiB of one line in 1 MiB reads; old code read it all and flushed it as one event.
   const mib = 'w'.repeat(1024 * 1024);

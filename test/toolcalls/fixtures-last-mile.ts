@@ -149,4 +149,39 @@ export const LAST_MILE_CASES: LastMileCase[] = [
     calls: [{ name: 'write_file', args: { raw_arguments: 'a.txt hello' } }],
     content: null,
   },
+  // ---- Hunyuan-A13B: the call section as the whole of its <answer> wrapper ----
+  {
+    title: 'Hunyuan-A13B: <answer> holding only the JSON call section goes with the calls',
+    format: 'hunyuan',
+    text: '<think>\nThe user wants the weather.\n</think>\n<answer>\n<tool_calls>[{"name": "get_weather", "arguments": {"city": "Paris"}}, {"name": "get_time", "arguments": {}}]</tool_calls>\n</answer>',
+    calls: [W('Paris'), T()],
+    content: '<think>\nThe user wants the weather.\n</think>\n',
+  },
+  {
+    title: 'Hunyuan-A13B: prose in the <answer> keeps the wrapper as content',
+    format: 'tool-calls-tag',
+    text: '<answer>\nI will check.\n<tool_calls>[{"name": "get_weather", "arguments": {"city": "Paris"}}]</tool_calls>\n</answer>',
+    calls: [W('Paris')],
+    content: '<answer>\nI will check.\n\n</answer>',
+  },
+  {
+    title: 'Hunyuan-A13B: an answer without calls is left alone',
+    format: 'hunyuan',
+    text: '<answer>\nUse <tool_calls> to call get_weather.\n</answer>',
+    calls: null,
+  },
+  // ---- GigaChat 3: string arguments are no call (vLLM's gigachat3 parser) ----
+  {
+    title: 'GigaChat 3: a function-call turn whose arguments are a string stays content',
+    format: 'gigachat',
+    text: 'Вот пример.<|message_sep|>\n\nfunction call<|role_sep|>\n{"name": "search_procedure", "arguments": "сброс пароля"}',
+    calls: null,
+  },
+  {
+    title: 'GigaChat 3: the same turn with an arguments object is a call',
+    format: 'gigachat',
+    text: 'Проверяю.<|message_sep|>\n\nfunction call<|role_sep|>\n{"name": "search_procedure", "arguments": {"query": "сброс пароля"}}</s>',
+    calls: [{ name: 'search_procedure', args: { query: 'сброс пароля' } }],
+    content: 'Проверяю.',
+  },
 ];

@@ -7,7 +7,7 @@ import type { BlockMatch, ScanEnv } from './types.js';
 // GigaChat 3: the answer's text, then the message separator and a function-call turn:
 //   Let me check.<|message_sep|>\n\nfunction call<|role_sep|>\n{"name": "get_weather", "arguments": {"city": "Moscow"}}</s>
 // (GigaChat 3.5 writes <|function_call|>{…} instead). The separator, the role header and a
-// trailing </s> all belong to the block. One call per turn.
+// trailing </s> all belong to the block. One call per turn; its arguments must be an object.
 
 const MESSAGE_SEP = '<|message_sep|>';
 const ROLE_HEADER = 'function call<|role_sep|>';
@@ -47,7 +47,9 @@ function callAt(text: string, from: number, ctx: ParseContext, env: ScanEnv): Bl
   if (jsonEnd === 'incomplete') return env.final ? NONE : INCOMPLETE;
   if (jsonEnd === 'invalid') return NONE;
   const shapes = callShapesOf(parseJsonLenient(text.slice(at, jsonEnd), ctx.repairBudget), false);
-  if (!shapes) return { kind: 'none', skipTo: jsonEnd };
+  // GigaChat's template always writes an arguments object: a string there is no call (as vLLM's
+  // gigachat3 parser has it), unlike the JSON formats that take it for the single string parameter.
+  if (!shapes || shapes.some((shape) => typeof shape.args === 'string')) return { kind: 'none', skipTo: jsonEnd };
   let end = jsonEnd;
   const after = skipWhitespace(text, jsonEnd);
   const eot = literalAt(text, after, END_OF_TURN);

@@ -20,6 +20,7 @@ const OPENERS: Record<string, string> = {
   'olmo3 unreadable lines': '<function_calls>\nget_weather(city=)\n',
   'kimi unreadable ids': '<|tool_call_begin|>functions.x y:0<|tool_call_argument_begin|>{"a": 1}<|tool_call_end|>',
   'kimi counter ids': '<|tool_call_begin|>0<|tool_call_argument_begin|>{"city": ',
+  'hunyuan answer': '<answer>\n<tool_calls>[{"name": "get_weather", "arguments": {"city": "x"}}]</tool_calls>\n',
   'deepseek v4': '<｜DSML｜tool_calls><｜DSML｜invoke name="get_weather"><｜DSML｜parameter name="city" string="true">',
   gigachat: 'function call<|role_sep|>{"',
   'qwen3-coder without </parameter>': '<function=get_weather>\n<parameter=city>\nx\n',

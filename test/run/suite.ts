@@ -1,0 +1,29 @@
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import t from 'tap';
+import { ROOT, readTimings, timingsPath } from './plan.js';
+
+// The whole suite as `npx tap` runs it (package.json "tap.include"): one lane process per core
+// (test/run/lane.ts), which together take every test/**/*.test.ts file from one queue. One file
+// alone still runs as before: `npx tap test/a/b.test.ts`.
+
+const lanes = Math.max(1, Number(process.env.TOOLGATE_TEST_LANES) || Math.min(availableParallelism(), 4));
+const queue = mkdtempSync(join(tmpdir(), 'toolgate-test-queue-'));
+
+t.setTimeout(0);
+t.jobs = lanes;
+for (let lane = 1; lane <= lanes; lane++) {
+  void t.spawn(process.execPath, [...process.execArgv, join(ROOT, 'test/run/lane.ts')], { cwd: ROOT, env: { ...process.env, TOOLGATE_TEST_QUEUE: queue } }, `lane ${lane}`);
+}
+
+t.teardown(() => {
+  // The files' timings order the next run (longest first), so that the lanes end together.
+  const timings = readTimings();
+  for (const name of readdirSync(queue).filter((entry) => entry.startsWith('timings-'))) {
+    Object.assign(timings, JSON.parse(readFileSync(join(queue, name), 'utf8')) as Record<string, number>);
+  }
+  mkdirSync(dirname(timingsPath), { recursive: true });
+  writeFileSync(timingsPath, `${JSON.stringify(timings, null, 1)}\n`);
+  rmSync(queue, { recursive: true, force: true });
+});
