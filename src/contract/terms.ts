@@ -56,3 +56,18 @@ function ruleOf(choice: ToolChoice | undefined): CallRule {
   }
   return { kind: 'auto' };
 }
+
+/**
+ * Why no answer could keep these terms, or undefined when one can: a call is required but no tool it
+ * may name is declared (`tool_choice: "required"` without tools, a named function that is not among
+ * them). That is the client's mistake, answered 400 before any upstream call, as OpenAI answers it.
+ */
+export function unsatisfiable(terms: ContractTerms): string | undefined {
+  const { rule, tools } = terms;
+  if (rule.kind === 'required' && tools.size === 0) return `Invalid value for 'tool_choice': "required" needs at least one declared tool in 'tools'.`;
+  if (rule.kind === 'only' && rule.required && !rule.names.some((name) => tools.has(name))) {
+    const named = rule.names.length === 0 ? 'no tool' : rule.names.map((name) => `'${name}'`).join(', ');
+    return `Invalid value for 'tool_choice': it requires a call to ${named}, which is not among the declared tools.`;
+  }
+  return undefined;
+}

@@ -15,6 +15,7 @@ import { repairStep } from './repair-step.js';
 import { scopeOf } from '../state/scope.js';
 import { targetFor, UpstreamTextKeeper, type AnswerNote, type ChatCallInput, type RequestInfo } from './request-info.js';
 import { RequestTelemetry, taskHeaderOf } from './telemetry.js';
+import { termsOf, unsatisfiable } from '../contract/index.js';
 import { contractRunFor } from './contract-run.js';
 import { ContractedStream, LastAttemptReport } from './contract-stream.js';
 import { joinWarnings, keepJsonContract, type JsonAnswer } from './contract-step.js';
@@ -45,6 +46,7 @@ export async function runChat(clientRequest: RawChatRequest, input: ChatCallInpu
   // The tenant's best-effort work budgets (JSON repair), looked up once for the request.
   const budgets = gateway.workBudgets.forScope(scopeOf(input.info.keyName));
   const repaired = await repairStep(clientRequest, gateway, input.log, gateway.repairOptions, input.info.keyName, budgets);
+  refuseUnsatisfiableChoice(repaired.request);
   const target = targetFor(clientRequest.model, input, gateway.router);
   input.info.repaired({ target: 'messages', findings: repaired.findings, before: clientRequest.messages, after: repaired.request.messages });
   input.info.repairHeaders(repaired.header, repaired.warnings);
@@ -235,4 +237,11 @@ function answerText(upstream: ChatCompletion, normalized: ChatCompletion): Pick<
 
 function callOf(call: ToolCall): { name: string; arguments: string } {
   return { name: call.function?.name ?? '', arguments: typeof call.function?.arguments === 'string' ? call.function.arguments : '' };
+}
+
+/** A tool_choice no answer could keep (a call required, no tool it may name declared) is the client's 400. */
+function refuseUnsatisfiableChoice(request: ChatRequest): void {
+  const terms = termsOf(request);
+  const reason = terms && unsatisfiable(terms);
+  if (reason) throw errors.invalidRequest(reason, 'tool_choice', 'invalid_value');
 }
