@@ -16,6 +16,7 @@ import type { ParseContext } from './types.js';
 // out as reasoning segments: a closed block never holds calls; in a block that never closes only
 // the model's own call markers count (formats see `env.inReasoning`).
 
+import { ExplanationCues } from './scanner-cues.js';
 export type { ScanSegment } from './scanner-segments.js';
 
 interface Walked {
@@ -33,15 +34,6 @@ type Mode =
 type Verdict = 'incomplete' | undefined | { kind: 'skip'; to: number } | { kind: 'block'; segments: ScanSegment[]; end: number };
 
 const NORMAL: Mode = { kind: 'normal' };
-/**
- * Words of an answer that explains or shows a call rather than makes one. Once the answer's prose
- * (before a block) has one, blocks that only look like calls (bare or fenced JSON, pythonic lists,
- * inline Llama JSON, `functions.x:0` remnants) are examples and stay content; the model's own call
- * markers still count. Precision first: a wrong call runs a tool the user only asked about.
- */
-const EXPLAINING = /\b(?:for (?:example|instance)|e\.g\.|examples?\b|such as|would look|looks? like|syntax|schema|template|sample|illustrat|demonstrat|like (?:this|so)\b|how (?:to|you|one) (?:would |could |can )?(?:call|use|invoke|write)\b|you (?:can|could|would|should|might|may) (?:call|use|invoke|send|write|pass)\b)/i;
-/** The longest cue above, in characters: prose kept to find a cue split between pieces. */
-const CUE_WINDOW = 48;
 /** See push: held-back text under 256 characters waits for at most this many new ones before it is read again. */
 const RECHECK_MIN_GROWTH = 32;
 const FENCED_FORMAT = 'json';
@@ -51,10 +43,8 @@ export class CallScanner {
   private cursor = 0;
   private mode: Mode = NORMAL;
   private sawProse = false;
-  /** The answer's prose so far explains or shows calls (EXPLAINING): guesses are off from here on. */
-  private explaining = false;
-  /** The end of the prose seen so far (CUE_WINDOW characters), for a cue split between pieces. */
-  private cueTail = '';
+  /** Whether the answer's prose so far explains or shows calls (scanner-cues.ts): guesses are off then. */
+  private readonly cues = new ExplanationCues();
   /** The character just before `text` (text before the cursor is dropped as we go). */
   private charBeforeText = '\n';
   /** The last character before `text` that is not a space or tab ('\n' at a line start). */
@@ -139,7 +129,7 @@ export class CallScanner {
       prose ||= !isWhitespace(code);
     }
     if (prose) this.sawProse = true;
-    this.noteCues(delta);
+    this.cues.note(delta);
     this.charBeforeText = delta[delta.length - 1];
     if (nonBlank >= 0) this.nonBlankBeforeText = delta[nonBlank];
     return true;
@@ -264,8 +254,7 @@ export class CallScanner {
         if (text.startsWith(wrapper.close, i)) {
           // A closer without its opener (the chat template opened the block): what follows starts the answer.
           this.sawProse = false;
-          this.explaining = false;
-          this.cueTail = '';
+          this.cues.reset();
           this.lineStartAt = i + wrapper.close.length;
           return { kind: 'to', to: i + wrapper.close.length };
         }
@@ -289,7 +278,7 @@ export class CallScanner {
     const infoEnd = text.indexOf('\n', i + ticks);
     if (infoEnd < 0 && !final) return 'incomplete';
     const bodyStart = infoEnd < 0 ? text.length : infoEnd + 1;
-    if (this.fencedCalls && !this.explaining && mayHoldJsonCalls(text, i + ticks, bodyStart)) {
+    if (this.fencedCalls && !this.cues.explaining && mayHoldJsonCalls(text, i + ticks, bodyStart)) {
       const read = readFencedCalls(text, bodyStart, ticks, final, this.ctx);
       if (read === 'incomplete') return 'incomplete';
       if (read.calls) return { kind: 'block', segments: [{ type: 'calls', calls: read.calls, format: FENCED_FORMAT }], end: read.end };
@@ -375,7 +364,7 @@ export class CallScanner {
   }
 
   private noteProse(from: number, to: number): void {
-    if (this.mode.kind !== 'think' && to > from) this.noteCues(this.text.slice(from, to));
+    if (this.mode.kind !== 'think' && to > from) this.cues.note(this.text.slice(from, to));
     if (this.sawProse || this.mode.kind === 'think') return;
     for (let i = from; i < to; i++) {
       if (!isWhitespace(this.text.charCodeAt(i))) {
@@ -394,20 +383,8 @@ export class CallScanner {
       prevChar: i > 0 ? this.text[i - 1] : this.charBeforeText,
       prevNonBlank: this.nonBlankBefore(i),
       // Formats answer only their own markers there, as in an unclosed reasoning block.
-      ...(inReasoning || this.explaining ? { inReasoning: true } : {}),
+      ...(inReasoning || this.cues.explaining ? { inReasoning: true } : {}),
     };
-  }
-
-  /** Looks for an explanation cue in prose, once each character (plus a short window across pieces). */
-  private noteCues(prose: string): void {
-    if (this.explaining) return;
-    const text = this.cueTail + prose;
-    if (EXPLAINING.test(text)) {
-      this.explaining = true;
-      this.cueTail = '';
-      return;
-    }
-    this.cueTail = text.length > CUE_WINDOW ? text.slice(text.length - CUE_WINDOW) : text;
   }
 
   private isLineStart(i: number): boolean {

@@ -52,6 +52,16 @@ export function bestParseTime(text: string, times: number, ctx: ParseContext): n
   return Math.max(best, 1);
 }
 
+/** For each opener: 200 KB of it repeated once costs about what 50 KB four times does (linear ≈ 1, quadratic ≈ 4). */
+export function checkOpenerGrowth(t: { ok(value: boolean, message: string): void }, openers: Record<string, string>, ctx: ParseContext): void {
+  for (const [name, unit] of Object.entries(openers)) {
+    bestParseTime(repeatTo(unit, 10_000), 1, ctx); // warm-up
+    const small = bestParseTime(repeatTo(unit, 50_000), 8, ctx);
+    const large = bestParseTime(repeatTo(unit, 200_000), 2, ctx);
+    t.ok(large / small < 3, `${name}: 8 × 50 KB ${small.toFixed(1)} ms, 2 × 200 KB ${large.toFixed(1)} ms`);
+  }
+}
+
 /** This process's CPU time (user + system) in ms. */
 export function cpuMs(): number {
   const { user, system } = process.cpuUsage();

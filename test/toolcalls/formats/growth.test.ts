@@ -1,5 +1,5 @@
 import t from 'tap';
-import { bestParseTime, repeatTo } from '../deltas.js';
+import { checkOpenerGrowth } from '../deltas.js';
 import { parseContext } from '../helpers.js';
 
 // A model that degenerates into repeating an opener without closing it must cost linear time:
@@ -25,10 +25,5 @@ const OPENERS: Record<string, string> = {
 };
 
 t.test('repeated unclosed openers: 200 KB once costs about what 50 KB four times does', async (t) => {
-  for (const [name, unit] of Object.entries(OPENERS)) {
-    bestParseTime(repeatTo(unit, 10_000), 1, ctx); // warm-up
-    const small = bestParseTime(repeatTo(unit, 50_000), 8, ctx);
-    const large = bestParseTime(repeatTo(unit, 200_000), 2, ctx);
-    t.ok(large / small < 3, `${name}: 8 × 50 KB ${small.toFixed(1)} ms, 2 × 200 KB ${large.toFixed(1)} ms`);
-  }
+  checkOpenerGrowth(t, OPENERS, ctx);
 });
