@@ -10,9 +10,6 @@ import type { ChatChunk } from '../api/chat-types.js';
 // Anything else (a call's first delta, finish, usage, another shape, an escape the quick check
 // does not take) is parsed and checked as before.
 
-/** How many events were parsed and checked, and how many were recognized from their text. */
-export const chunkReadStats = { parsed: 0, templated: 0 };
-
 /** A learned event: its text before and after the one string that changes, and how to rebuild the chunk around a new value. */
 interface Template {
   prefix: string;
@@ -27,9 +24,7 @@ export class ChunkTemplates {
 
   /** The chunk for `raw` when it is a learned event with another string in its slot; undefined otherwise. */
   match(raw: string): ChatChunk | undefined {
-    const chunk = (this.content && fill(this.content, raw)) ?? (this.args && fill(this.args, raw));
-    if (chunk !== undefined) chunkReadStats.templated++;
-    return chunk;
+    return (this.content && fill(this.content, raw)) ?? (this.args && fill(this.args, raw));
   }
 
   /** Remembers a parsed chunk as a template when it is a single content delta or a single argument fragment whose string can be found in `raw`. */

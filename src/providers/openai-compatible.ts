@@ -2,7 +2,7 @@ import type { ChatChunk, ChatCompletion, ChatRequest } from '../api/chat-types.j
 import { withRawJson } from '../api/raw-json.js';
 import { errors, type GatewayError } from '../errors.js';
 import { batchedChunks } from './chunk-batches.js';
-import { ChunkTemplates, chunkReadStats } from './chunk-template.js';
+import { ChunkTemplates } from './chunk-template.js';
 import { ChunkShaper, specShapedCompletion } from './compatible-quirks.js';
 import { readSse, readSseBatches } from './sse-reader.js';
 import { readErrorText } from './upstream-body.js';
@@ -124,7 +124,6 @@ export function streamChunkReader(provider: string, templates = true): (event: S
     const known = templates ? template.match(event.data) : undefined;
     if (known !== undefined) return withRawJson(known, event.data);
     const chunk = parseChunk(provider, event);
-    chunkReadStats.parsed++;
     const shaped = shaper.shape(chunk);
     // A reshaped chunk is serialized afresh and teaches no template (its text is not what the client gets).
     if (shaped !== chunk) return shaped;

@@ -32,6 +32,7 @@ export const OWN_PROCESS: Readonly<Record<string, string>> = {
   'test/providers/sse-reader.test.ts': 'counts promoted bytes',
   'test/toolcalls/formats/shared-promotion.test.ts': 'counts promoted bytes',
   'test/toolcalls/normalize-stream.test.ts': 'counts promoted bytes',
+  'test/toolcalls/schema-validators.test.ts': 'compares heap sizes',
 };
 
 export interface PlannedFile {
