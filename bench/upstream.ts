@@ -6,8 +6,6 @@ import { childReady } from './child-ready.mjs';
 //
 //   POST <prefix>/v1/chat/completions
 //     prefix ""       → a native tool call (get_weather {"city":"Paris","unit":"celsius"})
-//     prefix "/text"  → the same call written as Hermes text in `content` (toolgate must parse it)
-//     prefix "/text-xml" → the same call as Qwen3-Coder XML text in `content` (its parser's searches)
 //     prefix "/slow"  → like "", streams with BENCH_SLOW_MS between chunks (for 1,000-stream runs)
 //     prefix "/burst" → like "", but the whole stream goes out in one write (an upstream or a
 //                       buffering hop that delivers many events per read)
@@ -15,7 +13,6 @@ import { childReady } from './child-ready.mjs';
 //                       them): the CPU difference to the short stream is the cost per unchanged event
 //   JSON unless the body says "stream":true; then SSE with BENCH_SSE_CHUNKS data events (+ a usage
 //   event when include_usage was asked) and [DONE]: 20 + 2 = the issue's 22 events by default.
-//   POST /v1/traces → an OTLP http/json sink that counts and discards (tracing-on rows).
 //
 // Answers are prebuilt buffers: the upstream must cost as little CPU as possible (2 shared cores).
 
@@ -47,14 +44,6 @@ const [JSON_HEAD, JSON_TAIL] = completion(
 let callCounter = 0;
 const nextCallId = (): string => `call_${(++callCounter).toString(36).padStart(24, '0')}`;
 const jsonNative = (): Buffer => Buffer.from(JSON_HEAD + nextCallId() + JSON_TAIL);
-const JSON_TEXT = completion(
-  { role: 'assistant', content: `I'll look that up.\n<tool_call>\n{"name": "get_weather", "arguments": ${ARGS}}\n</tool_call>` },
-  'stop',
-);
-const JSON_TEXT_XML = completion(
-  { role: 'assistant', content: `I'll look that up.\n<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n<parameter=unit>\ncelsius\n</parameter>\n</function>\n</tool_call>` },
-  'stop',
-);
 
 function frame(payload: unknown): Buffer {
   return Buffer.from(`data: ${JSON.stringify(payload)}\n\n`);
@@ -97,8 +86,6 @@ let activeStreams = 0;
 let peakStreams = 0;
 let requests = 0;
 let connections = 0;
-let traceExports = 0;
-let traceBytes = 0;
 
 function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -153,13 +140,6 @@ const server = createServer(async (req, res) => {
   requests++;
   const url = req.url ?? '';
   const body = await readBody(req);
-  if (req.method === 'POST' && url === '/v1/traces') {
-    traceExports++;
-    traceBytes += body.length;
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end('{}');
-    return;
-  }
   if (req.method !== 'POST' || !url.endsWith('/v1/chat/completions')) {
     res.writeHead(404, { 'content-type': 'application/json' });
     res.end('{"error":{"message":"not found","type":"invalid_request_error","param":null,"code":null}}');
@@ -170,10 +150,6 @@ const server = createServer(async (req, res) => {
   if (url.startsWith('/slow/')) {
     if (stream) sendStream(res, SLOW_FRAMES, withUsage, SLOW_MS);
     else setTimeout(() => sendJson(res, jsonNative()), SLOW_MS * SLOW_CHUNKS);
-    return;
-  }
-  if (url.startsWith('/text/') || url.startsWith('/text-xml/')) {
-    sendJson(res, url.startsWith('/text/') ? JSON_TEXT : JSON_TEXT_XML);
     return;
   }
   const burst = url.startsWith('/burst/');
@@ -187,7 +163,7 @@ server.headersTimeout = 65_000;
 
 process.on('message', (message: unknown) => {
   const type = (message as { type?: unknown } | null)?.type;
-  if (type === 'stats') process.send?.({ type: 'stats', requests, connections, activeStreams, peakStreams, traceExports, traceBytes });
+  if (type === 'stats') process.send?.({ type: 'stats', requests, connections, activeStreams, peakStreams });
   if (type === 'reset-stats') {
     peakStreams = activeStreams;
     requests = 0;
