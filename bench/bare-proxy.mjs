@@ -10,7 +10,7 @@
 //
 // Usage (child of bench/run.ts): node bench/bare-proxy.mjs <upstream base URL, e.g. http://127.0.0.1:1234/v1> [--parse]
 // POST <base path>/chat/completions goes to the base URL; any other POST path ending in
-// /v1/chat/completions (the emulated upstream's /burst/v1/…, /long/v1/…) goes to the same path there.
+// /v1/chat/completions (the emulated upstream's /burst/v1/…, /slow/v1/…) goes to the same path there.
 
 import { Readable } from 'node:stream';
 import Fastify from 'fastify';

@@ -26,11 +26,9 @@ export interface Child {
 }
 
 export interface SpawnOptions {
-  /** Extra node flags placed before the script (e.g. --cpu-prof). */
+  /** Extra node flags placed before the script (npm start's). */
   nodeArgs?: string[];
   env?: Record<string, string>;
-  /** Where the child's stdout/stderr go; default: inherited stderr, ignored stdout. */
-  stdio?: 'inherit' | 'ignore';
   /** Load tsx in the child (always for .ts scripts; for .mjs ones that import TypeScript). */
   tsx?: boolean;
   /** The node binary (default: the one running the bench), e.g. the cached Node 24. */
@@ -54,7 +52,7 @@ export async function spawnChild(script: string, args: string[], options: SpawnO
   const proc = spawn(options.execPath ?? process.execPath, nodeArgs, {
     cwd: ROOT_DIR,
     env: { ...process.env, ...options.env },
-    stdio: ['ignore', options.stdio === 'inherit' ? 'inherit' : 'ignore', 'inherit', 'ipc'],
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
   let reason: string | undefined;
   const ready = await new Promise<ReadyMessage>((resolve, reject) => {

@@ -37,14 +37,6 @@ function errorNote(row: Summary | undefined): string {
   return row && row.errors > 0 ? ` (${row.errors} errors over ${row.requests + row.errors} requests)` : '';
 }
 
-/** CPU per extra event, µs: the CPU-per-stream difference between the long and the short stream. */
-export function perEventUs(short: Summary | undefined, long: Summary | undefined, extraEvents: number): number {
-  if (!short || !long || extraEvents <= 0) return NaN;
-  const a = Number(short.cpuUsPerReq);
-  const b = Number(long.cpuUsPerReq);
-  return Number.isFinite(a) && Number.isFinite(b) ? round((b - a) / extraEvents, 2) : NaN;
-}
-
 /** Said when fewer upstream streams were open at once than the phase opened (the first ended before the last started). */
 function openNote(row: ManyStreamsResult): string {
   return row.upstreamPeakConcurrent < row.streams ? `; only ${row.upstreamPeakConcurrent} open at once` : '';
@@ -149,24 +141,13 @@ export function goalsFor(run: NodeRun): Goal[] {
       kind: 'goal',
     });
   }
-  // Information: ×bare, the added TTFB at one connection and the CPU per unchanged event.
+  // Information: ×bare and the added TTFB at one connection.
   for (const mode of ['json', 'burst', 'paced'] as const) ratioGoal(`${mode}-bare`, mode, 'ratioToBare', undefined);
   const c1 = find(phases.paced?.summary, 1, 'toolgate');
   if (c1) {
     const added = Number(c1.added_ttfbP50);
     const value = Number.isFinite(added) && c1.errors === 0 ? ms(added) : `no complete answer${errorNote(c1)}`;
     out.push({ id: 'ttfb-c1', target: 'added time to first byte (p50), SSE paced, 1 connection', value, goal: '–', met: null, kind: 'info' });
-  }
-  for (const mode of ['burst', 'paced'] as const) {
-    const long = phases[`${mode}-long`];
-    if (!long) continue;
-    const tg = perEventUs(c32(phases[mode], 'toolgate'), c32(long, 'toolgate'), run.longExtra);
-    const bare = perEventUs(c32(phases[mode], 'bare'), c32(long, 'bare'), run.longExtra);
-    const ok = Number.isFinite(tg) && Number.isFinite(bare);
-    const errors = (c32(phases[mode], 'toolgate')?.errors ?? 0) + (c32(long, 'toolgate')?.errors ?? 0);
-    const target = `CPU per unchanged SSE event (${mode} upstream): toolgate vs bare passthrough (relaying its bytes)`;
-    const value = errors > 0 ? `toolgate streams broken (${errors} errors): not measurable` : ok ? `${tg.toFixed(2)} vs ${bare.toFixed(2)} µs (${tg - bare >= 0 ? '+' : ''}${round(tg - bare, 2).toFixed(2)})` : '–';
-    out.push({ id: `event-${mode}`, target, value, goal: '–', met: null, kind: 'info' });
   }
   out.push(...floorLines(run));
   // The inspector section switched on beside the shipped config: what turning it on costs.

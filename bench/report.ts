@@ -1,4 +1,4 @@
-import { renderExtras } from './report-extras.js';
+import { renderAdversarial } from './adversarial.js';
 import { find } from './summarize.js';
 import { MODERATE_SHARE, moderateRounds, TARGET_LABEL, type BenchResults, type Goal, type NodeRun, type Phase, type Target } from './types.js';
 
@@ -122,8 +122,6 @@ function renderRunDetails(run: NodeRun): string[] {
   out.push(...detailTable(run, 'burst', 'SSE, burst upstream (22 events in one write)', true));
   out.push(...detailTable(run, 'paced', 'SSE, paced upstream (one event per tick)', true));
   out.push(...detailTable(run, 'paced-moderate', `SSE paced at moderate load (open loop, ${MODERATE_PCT}% of toolgate's capacity)`, true));
-  out.push(...detailTable(run, 'burst-long', `SSE, burst upstream, ${run.longExtra} more prose events per stream`, true));
-  out.push(...detailTable(run, 'paced-long', `SSE, paced upstream, ${run.longExtra} more prose events per stream`, true));
   if (run.manyStreams?.length) {
     const first = run.manyStreams[0];
     out.push(
@@ -172,6 +170,6 @@ export function renderMarkdown(results: BenchResults): string {
   );
   for (const run of results.runs) out.push(...renderPeerTable(run));
   for (const run of results.runs) out.push(...renderRunDetails(run));
-  out.push(...renderExtras(results));
+  if (results.adversarial) out.push(renderAdversarial(results.adversarial).replace(/^### /, '## '));
   return `${out.join('\n')}\n`;
 }

