@@ -1,4 +1,5 @@
 import type { AssistantMessage, ChatChunk, ChunkChoice, FinishReason, ToolCall } from '../api/chat-types.js';
+import { isCutOff } from '../toolcalls/normalize-decisions.js';
 
 // One streamed answer on its way through the contract: content (and every other delta field)
 // goes on as it comes; tool-call deltas, the finish_reason and the usage chunk are held until
@@ -94,6 +95,12 @@ export class StreamHold {
     return out;
   }
 
+  /** Some choice was cut off (length, content_filter): its calls are not whole, and not judged as if they were. */
+  cutOff(): boolean {
+    for (const held of this.choices.values()) if (isCutOff(held.finish)) return true;
+    return false;
+  }
+
   /** The usage the upstream reported for this answer, if any. */
   get usage(): ChatChunk['usage'] {
     return this.usageChunk?.usage;
@@ -115,7 +122,8 @@ export class StreamHold {
         const { function: fn, ...fields } = call;
         out.push({ ...base, choices: [{ index, delta: { tool_calls: [{ ...fields, index: position, type: 'function', function: { name: fn.name, arguments: fn.arguments } }] }, finish_reason: null }] });
       });
-      const finish: FinishReason = calls.length > 0 ? 'tool_calls' : held.finish === 'tool_calls' || held.finish === null ? 'stop' : held.finish;
+      // A cut-off answer keeps saying so; otherwise calls finish with tool_calls, none with stop.
+      const finish: FinishReason = isCutOff(held.finish) ? (held.finish as FinishReason) : calls.length > 0 ? 'tool_calls' : held.finish === 'tool_calls' || held.finish === null ? 'stop' : held.finish;
       out.push({ ...base, choices: [{ index, delta: {}, finish_reason: finish }], ...(warnings ? { toolgate_warnings: warnings } : {}) });
     }
     if (this.usageChunk) out.push(this.usageChunk);

@@ -94,6 +94,11 @@ export class ContractedStream implements AsyncIterableIterator<ChatChunk[]> {
   private async attemptEnded(): Promise<ChatChunk[]> {
     const { run, hold } = this;
     const answers = hold.messages();
+    // A cut-off answer says so itself (its finish_reason): released as it is, not judged as whole.
+    if (hold.cutOff()) {
+      this.over = true;
+      return this.sameId(hold.release(answers));
+    }
     const judged = new Map<number, AssistantMessage>();
     const violations: Violation[] = [];
     let trimmed = 0;

@@ -1,3 +1,4 @@
+import { RAW_ARGUMENTS_KEY } from '../toolcalls/arguments.js';
 import { type RepairBudget, repairJsonBounded } from './bounded-json.js';
 import { isValidJson } from './json-check.js';
 import type { FindingKind } from './kinds.js';
@@ -7,14 +8,15 @@ import { callName, clip, finding, hasCalls, isRecord, MessageList } from './util
 // Pass 5: `function.arguments` is a JSON string on the wire. Frameworks send objects, nothing,
 // or JSON the model got wrong; upstreams that parse history (chat templates, Gemini) then fail.
 // Objects are serialized, empty becomes {}, broken JSON is repaired (jsonrepair) when the result
-// is an object, else wrapped as {"raw_arguments": "<original>"} so no text is lost. Repair is
+// is an object, else wrapped as {"raw_arguments": "<original>"} (RAW_ARGUMENTS_KEY, as answers are) so no text is lost. Repair is
 // bounded (bounded-json.ts): text over its size or depth limit, or past the request's tenant's
 // budget (context.repairBudget), is wrapped without trying, and the finding says why.
 
 type Fix = { value: string; kind: FindingKind; detail: string };
 
 
-export function fixArguments(raw: unknown, budget: RepairBudget): Fix | null {
+/** What a history's arguments become; null when they are a JSON text already (toolcalls/arguments.ts's fixArguments is the answer side). */
+export function fixHistoryArguments(raw: unknown, budget: RepairBudget): Fix | null {
   if (typeof raw === 'string') {
     if (raw.trim() === '') return { value: '{}', kind: 'arguments_empty', detail: 'empty arguments → {}' };
     if (isValidJson(raw)) return null;
@@ -23,7 +25,7 @@ export function fixArguments(raw: unknown, budget: RepairBudget): Fix | null {
       return { value: outcome.repaired, kind: 'arguments_repaired', detail: `invalid JSON ${clip(raw, 40)} repaired` };
     }
     const why = 'skipped' in outcome ? `not repaired (${outcome.reason})` : 'unrepairable';
-    return { value: JSON.stringify({ raw_arguments: raw }), kind: 'arguments_wrapped', detail: `${why} arguments ${clip(raw, 40)} wrapped` };
+    return { value: JSON.stringify({ [RAW_ARGUMENTS_KEY]: raw }), kind: 'arguments_wrapped', detail: `${why} arguments ${clip(raw, 40)} wrapped` };
   }
   if (raw === undefined || raw === null) return { value: '{}', kind: 'arguments_empty', detail: `${String(raw)} arguments → {}` };
   return { value: JSON.stringify(raw), kind: 'arguments_stringified', detail: `${Array.isArray(raw) ? 'array' : typeof raw} arguments → JSON string` };
@@ -49,7 +51,7 @@ export const argumentsPass: RepairPass = {
       for (let j = 0; j < message.tool_calls.length; j++) {
         const call = message.tool_calls[j];
         if (!isRecord(call) || !isRecord(call.function)) continue;
-        const fix = fixArguments(call.function.arguments, context.repairBudget);
+        const fix = fixHistoryArguments(call.function.arguments, context.repairBudget);
         if (fix === null) continue;
         calls ??= message.tool_calls.slice();
         calls[j] = { ...call, function: { ...call.function, arguments: fix.value } };

@@ -11,7 +11,8 @@ export { type CompiledSchema, MAX_SCHEMA_CHARS, validatorFor } from './schema-va
 //
 // Unrecoverable text (not JSON, not repairable, not an object) is WRAPPED rather than dropped:
 // into the tool's single required string parameter when it has exactly one, otherwise as
-// `{"_raw": "<the text>"}` — which then fails validation and is counted as invalid.
+// `{"raw_arguments": "<the text>"}` (RAW_ARGUMENTS_KEY, as the history repair wraps) — which then
+// fails validation and is counted as invalid.
 //
 // Bounded cost (model output is untrusted): JSON repair is bounded (repair/bounded-json.ts) and
 // paid from the budget of the request's tenant, which every caller passes in;
@@ -24,6 +25,9 @@ export { type CompiledSchema, MAX_SCHEMA_CHARS, validatorFor } from './schema-va
 export const MAX_VALIDATED_CHARS = 262_144;
 /** Arguments nested deeper than this are kept as text (wrapped), never walked or re-serialized. */
 export const MAX_ARGUMENT_DEPTH = 256;
+
+/** The one key unreadable arguments are kept under, in answers and in repaired histories alike. */
+export const RAW_ARGUMENTS_KEY = 'raw_arguments';
 
 export interface ArgumentsResult {
   /** The text of a JSON object. */
@@ -116,7 +120,7 @@ function decodeArguments(raw: unknown, schema: unknown, budget: RepairBudget): D
 function wrap(value: unknown, schema: unknown): Decoded {
   const key = singleRequiredStringProperty(schema);
   if (key !== undefined) return { value: { [key]: typeof value === 'string' ? value : JSON.stringify(value) }, repaired: false, wrapped: true };
-  return { value: { _raw: value }, repaired: false, wrapped: true };
+  return { value: { [RAW_ARGUMENTS_KEY]: value }, repaired: false, wrapped: true };
 }
 
 /** The name of the schema's only required parameter when it is a string; used to place free text. */

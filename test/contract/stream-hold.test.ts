@@ -32,3 +32,12 @@ t.test('a judged answer without calls finishes with stop', async (t) => {
   const released = hold.release(new Map([[0, { role: 'assistant', content: null }]]));
   t.same(released.map((c) => c.choices[0].finish_reason), ['stop']);
 });
+
+t.test('a cut-off answer keeps its finish reason and says it was cut off', async (t) => {
+  const hold = new StreamHold();
+  hold.pushAll([chunk({ tool_calls: [{ index: 0, id: 'c', type: 'function', function: { name: 'x', arguments: '{"a":' } }] }), chunk({}, 'length')]);
+  t.ok(hold.cutOff());
+  const released = hold.release(hold.messages());
+  t.same(released.map((c) => c.choices[0].finish_reason), [null, 'length']);
+  t.equal(released[0].choices[0].delta.tool_calls?.[0].function?.arguments, '{"a":', 'the arguments as they came');
+});

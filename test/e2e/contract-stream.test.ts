@@ -99,3 +99,20 @@ t.test('content streams at once; calls only after they validate; a re-ask contin
   t.equal(new Set(stream.chunks.map((c) => c.id)).size, 1, 'one completion id across the re-ask');
   t.match(stream.content, /^Checking the weather\. marker-1marker-2$/);
 });
+
+t.test('a stream cut off by length is handed on as it is: no re-ask, its finish_reason kept', async (t) => {
+  const response = fetch(`${gw.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'up/m', stream: true, messages: [{ role: 'user', content: 'Weather in Paris?' }], tools: TOOLS }),
+  });
+  const first = await nextRequest();
+  first.res.write(callHeader('call_cut'));
+  first.res.write(callArgs('{"city": "Par'));
+  first.res.end(`${chunk({}, 'length')}data: [DONE]\n\n`);
+  const stream = readChatStream(await (await response).text());
+  t.equal(stream.finish, 'length');
+  t.same(stream.calls, [{ name: 'get_weather', arguments: '{"city": "Par' }]);
+  t.equal(stream.done, 1);
+  t.equal(arrived.length + waiting.length, 0, 'no re-ask was sent');
+});

@@ -82,3 +82,15 @@ t.test('a pass can be disabled', async (t) => {
   t.equal(response.status, 400, 'untyped blocks are refused, as Anthropic does');
   t.match(((await response.json()) as any).error.message, /messages\[2\]\.content/);
 });
+
+t.test('the inspector records Messages requests with their dialect repairs', async (t) => {
+  const gw = await startGateway({ yaml: configFor({}, 'inspector:\n  enabled: true\n'), logLevel: 'silent' });
+  t.teardown(() => gw.close());
+  const request = { model: 'simulator/weather', max_tokens: 50, tools: [WEATHER], messages: broken };
+  t.equal((await fetch(`${gw.url}/v1/messages`, { method: 'POST', body: JSON.stringify(request) })).status, 200);
+  const list: any = await (await fetch(`${gw.url}/v1/toolgate/requests`)).json();
+  const record = list.data.find((r: any) => r.endpoint === 'messages');
+  t.ok(record, 'a record with endpoint messages');
+  t.ok(record?.repairs >= 5, `its repairs counted (${String(record?.repairs)})`);
+  t.equal(record?.model, 'simulator/weather');
+});

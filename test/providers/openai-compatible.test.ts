@@ -45,7 +45,9 @@ async function gatewayWith(events: string[], t: { teardown(fn: () => Promise<voi
     };
     next();
   });
-  const gw = await startGateway({ yaml: `providers:\n  up:\n    type: openai-compatible\n    baseUrl: ${upstream.baseURL}\n    apiKey: sk-up-1\n`, logLevel: 'warn' });
+  // The adapter's own relay: the tool contract, when on, holds a call and sends it whole once judged
+  // (test/e2e/contract-stream.test.ts), so it is off here.
+  const gw = await startGateway({ yaml: `providers:\n  up:\n    type: openai-compatible\n    baseUrl: ${upstream.baseURL}\n    apiKey: sk-up-1\ncontract:\n  enabled: false\n`, logLevel: 'warn' });
   t.teardown(async () => {
     await gw.close();
     await upstream.close();

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { argumentsPass, fixArguments as fixWithBudget } from '../../src/repair/arguments.js';
+import { argumentsPass, fixHistoryArguments as fixWithBudget } from '../../src/repair/arguments.js';
 import { bracketDepth, RepairBudget, REPAIR_MAX_CHARS, REPAIR_MAX_DEPTH, valueDepth } from '../../src/repair/bounded-json.js';
 import { assistantCalls, call, ctx, deepFreeze, kinds, req, tool, strict } from './helpers.js';
 

@@ -46,6 +46,22 @@ function contract(t: Tap, name: string, make: () => ResponseStore): void {
     t.equal(await store.delete('resp_a2'), false, 'deleting twice: not found');
     t.equal(await store.get('resp_a2'), undefined);
   });
+
+  t.test(`${name}: a response's chain of ids comes back with get, not with getMany (a chain's records without every link's chain)`, async (t) => {
+    const store = make();
+    await store.put(record('resp_c0', [fc(20)]));
+    await store.put({ ...record('resp_c1', [fc(21)], [], 'resp_c0'), chain: ['resp_c0'] });
+    await store.put({ ...record('resp_c2', [fc(22)], [], 'resp_c1'), chain: ['resp_c0', 'resp_c1'] });
+    t.same((await store.get('resp_c2'))?.chain, ['resp_c0', 'resp_c1']);
+    const many = await store.getMany(['resp_c0', 'resp_c1', 'resp_nope']);
+    t.same([...many.keys()], ['resp_c0', 'resp_c1'], 'unknown ids absent');
+    t.equal(many.get('resp_c1')?.chain, undefined, 'no chain list per link');
+    t.equal(many.get('resp_c1')?.previousResponseId, 'resp_c0');
+    t.equal(await store.delete('resp_c2'), true);
+    t.equal(await store.get('resp_c2'), undefined);
+    await store.put(record('resp_c2', [fc(22)]));
+    t.equal((await store.get('resp_c2'))?.chain, undefined, 'a deleted chain does not come back with a new record of the same id');
+  });
 }
 
 contract(t, 'memory', () => createMemoryResponseStore({ ttlMs: 60_000, maxEntries: 100 }));

@@ -49,7 +49,7 @@ t.test('unrepairable text is wrapped (documented)', async (t) => {
   t.same(intoParameter.errors, []);
   const two = { type: 'object', properties: { a: { type: 'string' }, b: { type: 'string' } }, required: ['a', 'b'], additionalProperties: false };
   const raw = fixArguments('[1, 2]', two);
-  t.same(JSON.parse(raw.arguments), { _raw: [1, 2] }, 'otherwise under _raw');
+  t.same(JSON.parse(raw.arguments), { raw_arguments: [1, 2] }, 'otherwise under raw_arguments');
   t.ok(raw.errors.length > 0, 'and reported as invalid');
 });
 
@@ -150,7 +150,7 @@ t.test('deep arguments (issue 14 §2) are kept as text, never walked or re-seria
   const deepText = `{"a":${'['.repeat(20_000)}${']'.repeat(20_000)}}`;
   const fromText = fixArguments(deepText, { type: 'object', required: ['a'] });
   t.ok(fromText.wrapped);
-  t.equal((JSON.parse(fromText.arguments) as { _raw: string })._raw, deepText, 'the text is kept');
+  t.equal((JSON.parse(fromText.arguments) as { raw_arguments: string }).raw_arguments, deepText, 'the text is kept');
   const deepValue = JSON.parse(deepText) as unknown;
   const fromObject = fixArguments(deepValue);
   t.ok(fromObject.wrapped, 'an object from a text parser: no JSON.stringify stack overflow');

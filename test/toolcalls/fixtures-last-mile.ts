@@ -143,10 +143,10 @@ export const LAST_MILE_CASES: LastMileCase[] = [
     content: null,
   },
   {
-    title: 'Hermes: a string for a tool without a single string parameter is wrapped as _raw',
+    title: 'Hermes: a string for a tool without a single string parameter is wrapped as raw_arguments',
     format: 'hermes',
     text: '<tool_call>{"name": "write_file", "arguments": "a.txt hello"}</tool_call>',
-    calls: [{ name: 'write_file', args: { _raw: 'a.txt hello' } }],
+    calls: [{ name: 'write_file', args: { raw_arguments: 'a.txt hello' } }],
     content: null,
   },
   // ---- Hunyuan-A13B: the call section as the whole of its <answer> wrapper ----

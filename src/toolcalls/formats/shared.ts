@@ -163,7 +163,7 @@ export function callsFromShapes(shapes: CallShape[], ctx: ParseContext, end: num
 /**
  * `"arguments": "hello"`: a string that is not JSON object text is the value of the tool's single
  * required string parameter when it has one (as the `<TOOL>` format reads free text); otherwise it
- * is left to the arguments repair (wrapped as `{"_raw": …}` and counted as invalid).
+ * is left to the arguments repair (wrapped as `{"raw_arguments": …}` and counted as invalid).
  */
 function freeTextArguments(shape: CallShape, ctx: ParseContext): unknown {
   if (typeof shape.args !== 'string') return shape.args;
