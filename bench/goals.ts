@@ -1,4 +1,3 @@
-import { round } from './common.js';
 import { find, summarizePhase } from './summarize.js';
 import type { BenchResults, Goal, ManyStreamsResult, NodeRun, Phase, Summary, Target } from './types.js';
 

@@ -55,7 +55,6 @@ if (!ready) {
 process.on('message', (message) => {
   // main's own SIGTERM handler drains and exits.
   if (message && typeof message === 'object' && message.type === 'stop') process.kill(process.pid, 'SIGTERM');
-  if (message && typeof message === 'object' && message.type === 'memory') process.send?.({ type: 'memory', ...process.memoryUsage() });
 });
 process.on('disconnect', () => process.kill(process.pid, 'SIGTERM'));
 process.send?.({ type: 'ready', url, impl });
