@@ -155,7 +155,6 @@ export function renderMarkdown(results: BenchResults): string {
     `Load: load average ${(meta.loadavgStart as number[]).join(' / ')} at start, ${loadEnd.join(' / ')} at end; cores busy with other work ${meta.machineBusyBeforePct}% before start, ${meta.machineBusyAfterPct}% after. Total ${meta.elapsedS} s.`,
     '',
   );
-  if (meta.measured) out.push(`Measured tree: ${meta.measured}.`, '');
   const notes = (meta.notes as string[] | undefined) ?? [];
   if (notes.length) out.push(...notes.map((note) => `- ${note}`), '');
   out.push(...renderGoals(results.runs));

@@ -124,8 +124,6 @@ async function main(): Promise<void> {
       durationS: flags.durationS,
       commit: git(['rev-parse', '--short', 'HEAD']),
       commitSubject: git(['log', '-1', '--format=%s']),
-      // What a throwaway merge of several branches was made of (set by whoever ran it).
-      measured: process.env.BENCH_MEASURED ?? '',
       uncommittedSrcFiles: git(['status', '--porcelain', 'src']).split('\n').filter(Boolean).length,
       loadavgStart: loadAverage(),
       machineBusyBeforePct: busyBefore,

@@ -4,7 +4,6 @@
 // happens here too; its RSS and CPU are this process's. Announces {type:'ready', url} over IPC once
 // /healthz answers. A config the build rejects (an unknown key before a feature lands) is reported
 // as {type:'startup-error', message} before the process exits, so the bench can skip that row.
-//
 // Usage (child of bench/run.ts): node bench/serve-child.mjs <config.yaml> <dist|src>
 
 import { get } from 'node:http';

@@ -1,4 +1,4 @@
-import { type Child, loadAverage, log, machineTicks, procCpuMs, procMemory, round, selfAndReapedTicks } from './common.js';
+import { type Child, loadAverage, log, machineTicks, procCpuMs, round, selfAndReapedTicks } from './common.js';
 import { goalsFor } from './goals.js';
 import { jsonLoad, pacedJsonLoad, streamLoad } from './load.js';
 import type { Found } from './peers.js';
@@ -72,7 +72,6 @@ export async function runNode(ctx: NodeContext): Promise<NodeRun> {
     run.sanity = set.sanity;
     const childOf = (target: Target): Child => (target === 'direct' ? upstream : set.children[target]!);
     const request = (target: Target, mode: Mode) => endpoint(set, upstream, target, mode);
-    let gatewayPeak = 0;
     const measure = async (target: Target, mode: Mode, concurrency: number, roundIndex: number, rate?: number): Promise<Row> => {
       const { url, body, headers } = request(target, mode);
       const pid = childOf(target).pid;
@@ -88,7 +87,6 @@ export async function runNode(ctx: NodeContext): Promise<NodeRun> {
         row = { ...r, requests: r.streams, concurrency, target, round: roundIndex, errors: r.errors + r.incomplete, cpuUsPerReq: 0, ...(rate ? { rate } : {}) };
       }
       row.cpuUsPerReq = round(((procCpuMs(pid) - before) * 1000) / Math.max(1, row.requests), 0);
-      if (target === 'toolgate') gatewayPeak = Math.max(gatewayPeak, procMemory(pid).rssMb);
       return row;
     };
 
@@ -134,7 +132,6 @@ export async function runNode(ctx: NodeContext): Promise<NodeRun> {
       const moderate: Phase = { mode, rate, rows: list, summary: summarizePhase(list, mode) };
       run.phases[key] = moderate;
     }
-    run.gatewayPeakRssDuringThroughputMb = round(Math.max(gatewayPeak, procMemory(set.children.toolgate!.pid).peakRssMb), 1);
     const portkey = set.children.portkey;
     if (portkey) {
       const stats = await portkey.ask<{ loggedErrors: number }>({ type: 'stats' }, 'stats').catch(() => ({ loggedErrors: NaN }));

@@ -1,4 +1,4 @@
-import type { JsonRun, ManyStreamsRun, StreamRun } from './load.js';
+import type { ManyStreamsRun } from './load.js';
 import type { AdversarialResults } from './adversarial.js';
 
 // Shapes shared by the bench runner, the goal verdicts and the report.
@@ -6,12 +6,8 @@ import type { AdversarialResults } from './adversarial.js';
 /** Moderate load = this share of toolgate's measured capacity at concurrency 32. */
 export const MODERATE_SHARE = 0.25;
 
-/**
- * Rounds of each moderate-load phase: at least 5 in a full run. One GC pause of 25–85 ms (a scavenge
- * waiting for its helper threads, or a mark-compact) catches a whole 3-s run's slowest percent, and
- * in the 2026-11-24 16:02 run one round in three of each phase had one (p99 15–27 ms against 2–4 ms):
- * with 5 rounds the median is less likely to land on such a round. ~30 s per Node.
- */
+/** Rounds of each moderate-load phase, ≥ 5 in a full run: one GC pause can own a 3-s run's slowest
+ * percent (one round in three did in a 2026-11-24 run), so the median needs more rounds. */
 export function moderateRounds(rounds: number): number {
   return rounds < 3 ? rounds : Math.max(rounds, 5);
 }
@@ -54,9 +50,6 @@ export interface Row {
   rate?: number;
   [metric: string]: number | string | undefined;
 }
-
-export type JsonRow = Row & JsonRun;
-export type StreamRow = Row & StreamRun;
 
 export interface Summary {
   concurrency: number;
@@ -125,7 +118,6 @@ export interface NodeRun {
   otherWorkPct?: number;
   phases: Partial<Record<'json' | 'paced' | 'burst' | 'json-moderate' | 'paced-moderate', Phase>>;
   manyStreams?: ManyStreamsResult[];
-  gatewayPeakRssDuringThroughputMb?: number;
   goals?: Goal[];
 }
 

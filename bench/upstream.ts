@@ -3,7 +3,6 @@ import type { AddressInfo } from 'node:net';
 import { childReady } from './child-ready.mjs';
 
 // A fast local OpenAI-compatible upstream with a fixed answer (child process of the bench).
-//
 //   POST <prefix>/v1/chat/completions
 //     prefix ""       → a native tool call (get_weather {"city":"Paris","unit":"celsius"})
 //     prefix "/slow"  → like "", streams with BENCH_SLOW_MS between chunks (for 1,000-stream runs)
@@ -11,7 +10,6 @@ import { childReady } from './child-ready.mjs';
 //                       buffering hop that delivers many events per read)
 //   JSON unless the body says "stream":true; then SSE with BENCH_SSE_CHUNKS data events (+ a usage
 //   event when include_usage was asked) and [DONE]: 20 + 2 = the 22 events by default.
-//
 // Answers are prebuilt buffers: the upstream must cost as little CPU as possible (2 shared cores).
 
 const SSE_CHUNKS = Math.max(4, Number(process.env.BENCH_SSE_CHUNKS ?? 20));
@@ -80,8 +78,6 @@ const SLOW_FRAMES = sseFrames(SLOW_CHUNKS);
 
 let activeStreams = 0;
 let peakStreams = 0;
-let requests = 0;
-let connections = 0;
 
 function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -133,7 +129,6 @@ function sendStream(res: ServerResponse, frames: readonly Buffer[], withUsage: b
 }
 
 const server = createServer(async (req, res) => {
-  requests++;
   const url = req.url ?? '';
   const body = await readBody(req);
   if (req.method !== 'POST' || !url.endsWith('/v1/chat/completions')) {
@@ -152,17 +147,14 @@ const server = createServer(async (req, res) => {
   if (stream) sendStream(res, FAST_FRAMES, withUsage, burst ? -1 : 0);
   else sendJson(res, jsonNative());
 });
-server.on('connection', () => connections++);
 server.keepAliveTimeout = 60_000;
 server.headersTimeout = 65_000;
 
 process.on('message', (message: unknown) => {
   const type = (message as { type?: unknown } | null)?.type;
-  if (type === 'stats') process.send?.({ type: 'stats', requests, connections, activeStreams, peakStreams });
+  if (type === 'stats') process.send?.({ type: 'stats', activeStreams, peakStreams });
   if (type === 'reset-stats') {
     peakStreams = activeStreams;
-    requests = 0;
-    connections = 0;
     process.send?.({ type: 'reset-stats' });
   }
 });
