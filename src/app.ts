@@ -108,7 +108,7 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions): Pro
     // A request's pino child is made only when it writes a line (http/request-logger.ts).
     childLoggerFactory: lazyChildLogger,
     bodyLimit: config.server.bodyLimitBytes,
-    // Slow clients (a byte every few seconds) must not hold connections forever (issue 14 §6).
+    // Slow clients (a byte every few seconds) must not hold connections forever.
     ...serverTimeouts(config.server),
     genReqId: (req) => {
       const given = req.headers['x-request-id'];

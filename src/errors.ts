@@ -184,7 +184,7 @@ export const errors = {
     new GatewayError(400, 'invalid_request_error', `The JSON body has a string longer than the gateway's limit of ${maxLength} characters.`, {
       code: 'string_above_max_length',
     }),
-  // Client input limits (issue 14): each names the limit, so a client can fix its request.
+  // Client input limits: each names the limit, so a client can fix its request.
   argumentsTooDeep: (maxDepth: number) =>
     new GatewayError(400, 'invalid_request_error', `Tool call arguments are nested deeper than the gateway's limit of ${maxDepth} levels.`, {
       code: 'arguments_too_deep',

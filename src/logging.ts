@@ -1,10 +1,13 @@
+import { createRequire } from 'node:module';
 import { Writable } from 'node:stream';
 import pino, { type Logger } from 'pino';
+import type { PrettyOptions } from 'pino-pretty';
 import { createRedactor } from './secrets.js';
 
-// pino JSON logs. Two layers keep secrets out: path redaction for the fields we know
-// (Authorization, API key headers, apiKey), and a scrubber on the output that replaces any
-// configured secret value wherever it appears — in messages, errors, URLs, anything.
+// pino logs: JSON lines for machines, or pino-pretty's readable lines for a person at a terminal.
+// Two layers keep secrets out of both: path redaction for the fields we know (Authorization, API
+// key headers, apiKey), and a scrubber on the printed text that replaces any configured secret
+// value wherever it appears — in messages, errors, URLs, anything.
 
 export const REDACT_PATHS = [
   'req.headers.authorization',
@@ -18,10 +21,27 @@ export const REDACT_PATHS = [
   'key',
 ];
 
+export type LogFormat = 'json' | 'pretty';
+export type LogFormatSetting = LogFormat | 'auto';
+
 export interface LoggerOptions {
   level: string;
   secrets: string[];
   destination?: NodeJS.WritableStream;
+  /** Default json. */
+  format?: LogFormat;
+}
+
+/**
+ * The format of the gateway's log lines: LOG_FORMAT (json | pretty) when set, else the config's
+ * `logging.format`; `auto` (the default) is pretty when stdout is a terminal, JSON otherwise (a
+ * container, a pipe, a log shipper).
+ */
+export function chooseLogFormat(setting: LogFormatSetting, env: NodeJS.ProcessEnv, stdoutIsTTY: boolean): LogFormat {
+  const fromEnv = env.LOG_FORMAT?.trim().toLowerCase();
+  if (fromEnv === 'json' || fromEnv === 'pretty') return fromEnv;
+  if (setting !== 'auto') return setting;
+  return stdoutIsTTY ? 'pretty' : 'json';
 }
 
 export function createScrubbingStream(secrets: string[], destination: NodeJS.WritableStream): NodeJS.WritableStream {
@@ -34,8 +54,19 @@ export function createScrubbingStream(secrets: string[], destination: NodeJS.Wri
   });
 }
 
+/**
+ * pino-pretty as a stream in this thread, writing to `destination`: the scrubber sees the text as
+ * printed. Loaded only when chosen: a gateway logging JSON never loads it.
+ */
+function prettyStream(destination: NodeJS.WritableStream): NodeJS.WritableStream {
+  const build = createRequire(import.meta.url)('pino-pretty') as (options: PrettyOptions) => NodeJS.WritableStream;
+  const colorize = destination === process.stdout && process.stdout.isTTY === true;
+  return build({ destination, colorize, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service', sync: true });
+}
+
 export function createLogger(options: LoggerOptions): Logger {
-  const destination = createScrubbingStream(options.secrets, options.destination ?? process.stdout);
+  const printed = createScrubbingStream(options.secrets, options.destination ?? process.stdout);
+  const destination = options.format === 'pretty' ? prettyStream(printed) : printed;
   return pino(
     {
       name: 'toolgate',

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import t from 'tap';
-import { createLogger, withBindings } from '../src/logging.js';
+import { chooseLogFormat, createLogger, withBindings } from '../src/logging.js';
 
 // withBindings: the request's log lines carry the trace fields (tracing on), without a second
 // child logger per request and without touching the shared root logger.
@@ -37,4 +37,38 @@ t.test('the shared root logger is never bound in place: a child is returned', as
   root.info('plain');
   t.equal(lines[0].trace_id, 'c'.repeat(32));
   t.notOk('trace_id' in lines[1]);
+});
+
+t.test('the log format: LOG_FORMAT, then the config, then pretty on a terminal and JSON elsewhere', async (t) => {
+  t.equal(chooseLogFormat('auto', {}, true), 'pretty', 'a person at a terminal');
+  t.equal(chooseLogFormat('auto', {}, false), 'json', 'a pipe, a container, a log shipper');
+  t.equal(chooseLogFormat('json', {}, true), 'json', 'the config can ask for JSON on a terminal');
+  t.equal(chooseLogFormat('pretty', {}, false), 'pretty');
+  t.equal(chooseLogFormat('auto', { LOG_FORMAT: 'json' }, true), 'json', 'the environment wins');
+  t.equal(chooseLogFormat('json', { LOG_FORMAT: ' Pretty ' }, false), 'pretty');
+  t.equal(chooseLogFormat('auto', { LOG_FORMAT: 'xml' }, false), 'json', 'an unknown LOG_FORMAT is ignored');
+});
+
+t.test('pretty lines are readable, and secrets stay out of them as out of JSON', async (t) => {
+  const secret = 'sk-pretty-secret-0001';
+  let text = '';
+  const destination = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      text += chunk.toString('utf8');
+      callback();
+    },
+  });
+  const log = createLogger({ level: 'info', secrets: [secret], destination, format: 'pretty' });
+  log.info({ req: { headers: { authorization: 'Bearer abc-token' } }, provider: 'openai' }, `calling with ${secret}`);
+  log.warn({ err: new Error(`upstream said ${secret}`) }, 'upstream failed');
+  // pino-pretty's stream formats on the next turns of the event loop.
+  for (let turn = 0; turn < 50 && !text.includes('upstream failed'); turn++) await new Promise((resolve) => setImmediate(resolve));
+  const lines = text.split('\n').filter(Boolean);
+  t.match(lines[0], /^\[\d\d:\d\d:\d\d\.\d{3}\] INFO \(toolgate\): calling with \[REDACTED\]$/, 'time, level, name, message on one line');
+  t.notOk(text.trimStart().startsWith('{'), 'not JSON');
+  t.match(text, /provider: "openai"/, 'fields below the line');
+  t.match(text, /WARN \(toolgate\): upstream failed/);
+  t.notMatch(text, secret, 'the configured secret is scrubbed from the printed text');
+  t.notMatch(text, 'abc-token', 'the Authorization header is redacted');
+  t.match(text, /"authorization": "\[REDACTED\]"/);
 });

@@ -6,7 +6,7 @@ import { errors, type GatewayError } from '../errors.js';
 // RawChatRequest (chat-types.ts): exactly what was checked; the repair step makes the strict type.
 //
 // A hand-written guard, not a schema library: it runs on every request over the whole history
-// (zod's object walk was a visible share of the JSON path's CPU, issue 17), and it checks only
+// (zod's object walk was a visible share of the JSON path's CPU), and it checks only
 // the fields below, in this order, reporting the first problem in OpenAI's wording.
 
 const ROLES: ReadonlySet<string> = new Set(['system', 'developer', 'user', 'assistant', 'tool', 'function']);

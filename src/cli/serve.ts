@@ -4,7 +4,7 @@ import { listenHost, startupSummary } from '../auth/startup.js';
 import { ConfigError, loadConfigFile } from '../config/load.js';
 import { errors } from '../errors.js';
 import { cutOpenStreams } from '../http/sse.js';
-import { createLogger } from '../logging.js';
+import { chooseLogFormat, createLogger } from '../logging.js';
 import { resolveConfigPath } from './paths.js';
 
 // `toolgate [serve]` and `node dist/main.js`: config → app → listen; SIGTERM/SIGINT drain in-flight
@@ -40,7 +40,8 @@ export async function serve(options: ServeOptions, env: NodeJS.ProcessEnv = proc
   const loaded = loadConfigFile(configPath, env);
   const { config } = loaded;
   // Gateway keys, the metrics key and a Redis password are scrubbed like provider keys.
-  const logger = createLogger({ level: config.logging.level, secrets: loaded.secrets });
+  const format = chooseLogFormat(config.logging.format, env, process.stdout.isTTY === true);
+  const logger = createLogger({ level: config.logging.level, secrets: loaded.secrets, format });
 
   // --host counts as HOST; beyond loopback without gateway keys only when anonymous access is allowed.
   const hostEnv = options.host ? { ...env, HOST: options.host } : env;

@@ -281,7 +281,13 @@ export const inspectorSchema = z
 export const configSchema = z
   .object({
     server: serverSchema.default(serverSchema.parse({})),
-    logging: z.object({ level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info') }).strict().default({ level: 'info' }),
+    logging: z
+      .object({
+        level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+        format: z.enum(['auto', 'json', 'pretty']).default('auto'),
+      })
+      .strict()
+      .default({ level: 'info', format: 'auto' }),
     tracing: tracingSchema.default(tracingSchema.parse({})),
     providers: z.record(z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, 'provider names are lowercase letters, digits, - and _'), providerSchema),
     models: z.record(z.string().min(1), modelSchema).default({}),

@@ -1,7 +1,6 @@
 // The metrics facade: one prom-client Registry per app instance (never the global one), typed
 // methods for the request path, bounded labels. Default process_*/nodejs_* metrics keep their
 // standard names on the same registry.
-import { performance } from 'node:perf_hooks';
 import { collectDefaultMetrics, Registry, type Counter } from 'prom-client';
 import { defineMetrics, defineStateMetrics, type StoreReading } from './definitions.js';
 import { directChild, type HistogramChild } from './histogram-child.js';
@@ -19,7 +18,6 @@ import {
   type MetricsOptions,
   type ModelMetrics,
   type RequestObservation,
-  type RequestTimer,
   type TaskEndReason,
 } from './types.js';
 
@@ -130,34 +128,6 @@ export function createMetrics(options: MetricsOptions): Metrics {
     },
 
     observeRequest,
-
-    startRequest(endpoint: Endpoint): RequestTimer {
-      const start = performance.now();
-      let upstreamMs: number | undefined;
-      let ended = false;
-      return {
-        upstreamStarted() {
-          const began = performance.now();
-          let stopped = false;
-          upstreamMs ??= 0;
-          return () => {
-            if (stopped) return;
-            stopped = true;
-            upstreamMs = (upstreamMs ?? 0) + (performance.now() - began);
-          };
-        },
-        end(status: number) {
-          if (ended) return;
-          ended = true;
-          observeRequest({
-            endpoint,
-            status,
-            durationSeconds: (performance.now() - start) / 1000,
-            ...(upstreamMs === undefined ? {} : { upstreamSeconds: upstreamMs / 1000 }),
-          });
-        },
-      };
-    },
 
     repairs(findings) {
       for (const finding of findings) {

@@ -117,14 +117,6 @@ export interface RequestObservation {
   upstreamSeconds?: number;
 }
 
-/** Convenience timer around one gateway request. */
-export interface RequestTimer {
-  /** Call when an upstream call starts; call the returned function when it ends. */
-  upstreamStarted(): () => void;
-  /** Records the request (requests_total, duration, overhead when an upstream was used). */
-  end(status: number): void;
-}
-
 export interface MetricsOptions {
   /** Configured model names (the `model` given to forModel): always get their own label. */
   knownModels: string[];
@@ -150,7 +142,6 @@ export interface Metrics {
    */
   forModel(provider: string, model: string, upstreamModel?: string): ModelMetrics;
   observeRequest(observation: RequestObservation): void;
-  startRequest(endpoint: Endpoint): RequestTimer;
   /** Repair findings (any object with a `kind`): one count per finding. */
   repairs(findings: ReadonlyArray<{ kind: string }>): void;
   toolLoop(count?: number): void;

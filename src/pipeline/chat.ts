@@ -51,7 +51,7 @@ export async function runChat(clientRequest: RawChatRequest, input: ChatCallInpu
   const context = providerContext(target, input, gateway);
   const headers: Record<string, string> = {};
   if (repaired.header) headers['x-toolgate-repairs'] = repaired.header;
-  if (repaired.warnings) headers['x-toolgate-warnings'] = repaired.warnings; // advisory findings (issue 14 §6)
+  if (repaired.warnings) headers['x-toolgate-warnings'] = repaired.warnings; // advisory findings: visible, never silent
   const telemetry = new RequestTelemetry(gateway, input.info, clientRequest, taskHeaderOf(input.headers));
   const toolsDeclared = (repaired.request.tools?.length ?? 0) > 0;
 

@@ -55,7 +55,7 @@ export async function repairStep(
     log.debug({ findings: result.findings }, 'history repaired');
   }
   const warnings = summarizeWarnings(result.findings);
-  // Advisory findings change nothing, so without this line nobody would learn of them (issue 14 §6).
+  // Advisory findings change nothing, so without this line nobody would learn of them.
   if (warnings && options === gateway.repairOptions) logAdvisory(log, warnings, result.findings);
   const outcome: RepairOutcome = { request: result.request, findings: result.findings, header: summarizeFindings(result.findings), warnings };
   if (ledger.byCallId.size > 0 && options.mode === 'repair' && !options.disabled.has('restore-reasoning')) outcome.restoreReasoning = reasoningRestorer(context);

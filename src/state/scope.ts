@@ -14,24 +14,17 @@ export const ANONYMOUS_SCOPE = '';
 // scope: the digests are remembered, in a map that is emptied if it ever outgrows its cap.
 const MAX_REMEMBERED_SCOPES = 64;
 const remembered = new Map<string, string>();
-let digests = 0;
 
 /** The scope of a request authenticated by the gateway key named `keyName` (undefined: anonymous). */
 export function scopeOf(keyName: string | undefined): string {
   if (keyName === undefined) return ANONYMOUS_SCOPE;
   let scope = remembered.get(keyName);
   if (scope === undefined) {
-    digests++;
     scope = hash('sha256', `toolgate-scope\u0000${keyName}`, 'hex').slice(0, 24);
     if (remembered.size >= MAX_REMEMBERED_SCOPES) remembered.clear();
     remembered.set(keyName, scope);
   }
   return scope;
-}
-
-/** How many scope digests were computed so far (for tests: repeated names are not re-hashed). */
-export function scopeDigestCount(): number {
-  return digests;
 }
 
 /** A map key inside one scope; scope ids never contain the separator, so keys cannot collide. */

@@ -24,7 +24,7 @@ const claim = (index: number): boolean => {
   }
 };
 
-t.setTimeout(0);
+t.setTimeout(3_600_000); // the suite's limit for a lane (test/run/suite.ts)
 
 // The environment as the lane started: a file that sets variables (OTEL_*, CI…) leaves them to no
 // later file, and a spawned file starts with it too.
@@ -57,7 +57,7 @@ for (const [index, file] of plan.entries()) {
   const started = Date.now();
   current = file.path;
   if (file.ownProcess) {
-    await t.spawn(process.execPath, [...process.execArgv, file.path], { cwd: ROOT, env: { ...startEnv, TOOLGATE_TEST_QUEUE: '' } }, file.path);
+    await t.spawn(process.execPath, [...process.execArgv, file.path], { cwd: ROOT, env: { ...startEnv, TOOLGATE_TEST_QUEUE: '' }, timeout: FILE_LIMIT_MS }, file.path);
   } else {
     const watchdog = setTimeout(() => {
       t.fail(`${file.path} still running after ${FILE_LIMIT_MS / 1000} s`);
