@@ -1,24 +1,19 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import { join } from 'node:path';
 import { textAnswer, toolCallAnswer, type UpstreamAnswer } from '../test/adversarial/answers.js';
 import { ARGUMENT_FAMILIES, MODEL_OUTPUT_FAMILIES, MODEL_REGEX_FAMILIES, REDOS_PATTERNS, repeatTo } from '../test/adversarial/payloads.js';
-import { BENCH_DIR, type Child, log, round, sleep, spawnChild } from './common.js';
+import { type Child, log, round, sleep, spawnChild } from './common.js';
 
-// Adversarial inputs (issue 14): for each attack family at 200 KB, JSON and SSE, how long the attack
+// Adversarial inputs: for each attack family at 200 KB, JSON and SSE, how long the attack
 // request takes and the worst latency another client's GET /healthz saw meanwhile (goal ≤ 100 ms).
 // The gateway runs in its own process; this process is the upstream and both clients. An attack
 // still running after --cap-s is abandoned and the gateway restarted (reported as "≥ cap").
 //
-//   tsx bench/adversarial.ts [--src] [--root=DIR] [--label=NAME] [--only=REGEX] [--issue-only]
-//                            [--kb=200] [--cap-s=20] [--before=results.json]
-//   npm run bench -- --only adversarial [same flags]
-//
-//   --root      another checkout to measure (e.g. an export of main, for the "before" figures)
-//   --label     results go to bench/results/adversarial-<label>.{md,json} (default: latest)
-//   --before    a previous adversarial-*.json: the report shows both side by side
+//   npm run bench:adversarial [-- --src] [--only=REGEX] [--issue-only] [--kb=200] [--cap-s=20]
+//   (prints the table; `npm run bench` puts it in bench/results/latest.md)
 
 export interface AdversarialRow {
   family: string;
@@ -34,7 +29,7 @@ export interface AdversarialRow {
 }
 
 export interface AdversarialResults {
-  meta: { date: string; node: string; cpu: string; cores: number; gateway: string; label: string; kb: number; capS: number };
+  meta: { date: string; node: string; cpu: string; cores: number; gateway: string; kb: number; capS: number };
   rows: AdversarialRow[];
 }
 
@@ -160,13 +155,10 @@ function gatewayYaml(upstreamUrl: string): string {
 
 interface Flags {
   impl: 'dist' | 'src';
-  root?: string;
-  label: string;
   only?: RegExp;
   issueOnly: boolean;
   kb: number;
   capS: number;
-  before?: string;
 }
 
 function parseFlags(argv: string[]): Flags {
@@ -174,13 +166,10 @@ function parseFlags(argv: string[]): Flags {
   const only = value('--only');
   return {
     impl: argv.includes('--src') ? 'src' : 'dist',
-    root: value('--root'),
-    label: value('--label') ?? 'latest',
     only: only && only !== 'adversarial' ? new RegExp(only) : undefined,
     issueOnly: argv.includes('--issue-only'),
     kb: Number(value('--kb') ?? 200),
     capS: Number(value('--cap-s') ?? 20),
-    before: value('--before'),
   };
 }
 
@@ -237,11 +226,11 @@ export async function runAdversarial(argv: string[]): Promise<AdversarialResults
   const upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
   const configPath = join(os.tmpdir(), `toolgate-adversarial-${process.pid}.yaml`);
   writeFileSync(configPath, gatewayYaml(upstreamUrl));
-  const start = (): Promise<Child> => spawnChild('gateway-child.mjs', [configPath, flags.impl, ...(flags.root ? [flags.root] : [])], { tsx: flags.impl === 'src' });
+  const start = (): Promise<Child> => spawnChild('serve-child.mjs', [configPath, flags.impl], { tsx: flags.impl === 'src' });
   let gateway = await start();
   const bytes = flags.kb * 1024;
   const results: AdversarialResults = {
-    meta: { date: new Date().toISOString(), node: process.version, cpu: os.cpus()[0]?.model ?? 'unknown', cores: os.cpus().length, gateway: `${flags.root ?? 'this checkout'} (${flags.impl})`, label: flags.label, kb: flags.kb, capS: flags.capS },
+    meta: { date: new Date().toISOString(), node: process.version, cpu: os.cpus()[0]?.model ?? 'unknown', cores: os.cpus().length, gateway: flags.impl, kb: flags.kb, capS: flags.capS },
     rows: [],
   };
   try {
@@ -276,52 +265,27 @@ const verdict = (row: AdversarialRow | undefined): string => {
   return `${attack} | ${health}`;
 };
 
-/** The markdown section: one row per attack; with `before`, the old figures beside the new ones. */
-export function renderAdversarial(results: AdversarialResults, before?: AdversarialResults): string {
+/** The markdown section: one row per attack. */
+export function renderAdversarial(results: AdversarialResults): string {
   const lines = [
-    `### Adversarial inputs (${results.meta.kb} KB each, issue 14)`,
+    `### Adversarial inputs (${results.meta.kb} KB each)`,
     '',
     `Gateway: ${results.meta.gateway}; node ${results.meta.node}; ${results.meta.cores} × ${results.meta.cpu}; an attack still running after ${results.meta.capS} s is abandoned.`,
-    `"attack ms (status)" is the attack request's wall time; "worst /healthz" is the slowest of the /healthz requests another client sent one after another while it ran (goal ≤ 100 ms). * = payload named in the issue.`,
+    `"attack ms (status)" is the attack request's wall time; "worst /healthz" is the slowest of the /healthz requests another client sent one after another while it ran (goal ≤ 100 ms). * = payload named in the issue that asked for this section.`,
     '',
+    '| kind | family | mode | attack ms (status) | worst /healthz ms | ≤ 100 ms |',
+    '|---|---|---|---:|---:|:---:|',
   ];
-  const key = (row: AdversarialRow): string => `${row.kind}|${row.family}|${row.mode}`;
-  const old = new Map((before?.rows ?? []).map((row) => [key(row), row]));
-  if (before) {
-    lines.push(`| kind | family | mode | before: attack ms (status) | before: worst /healthz ms | after: attack ms (status) | after: worst /healthz ms | ≤ 100 ms |`, '|---|---|---|---:|---:|---:|---:|:---:|');
-  } else {
-    lines.push('| kind | family | mode | attack ms (status) | worst /healthz ms | ≤ 100 ms |', '|---|---|---|---:|---:|:---:|');
-  }
   for (const row of results.rows) {
     const met = row.status !== 'stalled' && (row.worstHealthMs ?? 0) <= 100 ? 'yes' : 'no';
-    const name = `${row.family}${row.fromIssue ? ' *' : ''}`;
-    lines.push(before ? `| ${row.kind} | ${name} | ${row.mode} | ${verdict(old.get(key(row)))} | ${verdict(row)} | ${met} |` : `| ${row.kind} | ${name} | ${row.mode} | ${verdict(row)} | ${met} |`);
+    lines.push(`| ${row.kind} | ${row.family}${row.fromIssue ? ' *' : ''} | ${row.mode} | ${verdict(row)} | ${met} |`);
   }
   const met = results.rows.filter((row) => row.status !== 'stalled' && (row.worstHealthMs ?? 0) <= 100).length;
   lines.push('', `${met} of ${results.rows.length} attacks kept every /healthz ≤ 100 ms.`, '');
   return lines.join('\n');
 }
 
-/** Runs the attacks, writes bench/results/adversarial-<label>.{md,json}, prints the table. */
+/** `npm run bench:adversarial`: runs the attacks and prints the table. */
 export async function adversarialCli(argv: string[]): Promise<void> {
-  const flags = parseFlags(argv);
-  const results = await runAdversarial(argv);
-  const before = flags.before ? (JSON.parse(readFileSync(flags.before, 'utf8')) as AdversarialResults) : undefined;
-  const markdown = renderAdversarial(results, before);
-  const dir = join(BENCH_DIR, 'results');
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, `adversarial-${flags.label}.json`), `${JSON.stringify(results, null, 2)}\n`);
-  writeFileSync(join(dir, `adversarial-${flags.label}.md`), markdown);
-  process.stdout.write(markdown);
-  log(`→ bench/results/adversarial-${flags.label}.{md,json}`);
-}
-
-if (import.meta.url === `file://${process.argv[1]}`) {
-  adversarialCli(process.argv.slice(2)).then(
-    () => process.exit(0),
-    (error: unknown) => {
-      process.stderr.write(`adversarial bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-      process.exit(1);
-    },
-  );
+  process.stdout.write(renderAdversarial(await runAdversarial(argv)));
 }

@@ -3,14 +3,12 @@
 // bytes (no JSON parsing, no SSE parsing). Same pool settings as toolgate's UpstreamClient
 // (src/providers/upstream-http.ts), so the comparison measures what toolgate does on top, not
 // connection handling. Plain JavaScript so no loader sits in the measured process.
-//
 // With `--parse` it is the floor for a gateway that reads the JSON: the request body is parsed
 // and re-serialized, a JSON answer is parsed and sent as an object, and every SSE event is parsed
 // and re-serialized — the work any body-inspecting gateway does, and nothing else.
-//
 // Usage (child of bench/run.ts): node bench/bare-proxy.mjs <upstream base URL, e.g. http://127.0.0.1:1234/v1> [--parse]
 // POST <base path>/chat/completions goes to the base URL; any other POST path ending in
-// /v1/chat/completions (the emulated upstream's /burst/v1/…, /long/v1/…) goes to the same path there.
+// /v1/chat/completions (the emulated upstream's /burst/v1/…, /slow/v1/…) goes to the same path there.
 
 import { Readable } from 'node:stream';
 import Fastify from 'fastify';

@@ -1,7 +1,7 @@
 /* global process, setTimeout */
 import { createServer } from 'node:net';
 // The child side of bench/common.ts spawnChild, in plain JavaScript for the measured children:
-// announce {type:'ready', url} over IPC, answer {type:'memory'}, stop cleanly on {type:'stop'}.
+// announce {type:'ready', url} over IPC, stop cleanly on {type:'stop'}.
 
 /**
  * @param {string} url
@@ -20,7 +20,6 @@ export function childReady(url, extra, stop) {
   process.on('message', (message) => {
     const type = message && typeof message === 'object' ? message.type : undefined;
     if (type === 'stop') shutdown();
-    if (type === 'memory') process.send?.({ type: 'memory', ...process.memoryUsage() });
   });
   process.on('disconnect', shutdown);
   process.on('SIGTERM', shutdown);

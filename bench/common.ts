@@ -26,11 +26,9 @@ export interface Child {
 }
 
 export interface SpawnOptions {
-  /** Extra node flags placed before the script (e.g. --cpu-prof). */
+  /** Extra node flags placed before the script (npm start's). */
   nodeArgs?: string[];
   env?: Record<string, string>;
-  /** Where the child's stdout/stderr go; default: inherited stderr, ignored stdout. */
-  stdio?: 'inherit' | 'ignore';
   /** Load tsx in the child (always for .ts scripts; for .mjs ones that import TypeScript). */
   tsx?: boolean;
   /** The node binary (default: the one running the bench), e.g. the cached Node 24. */
@@ -54,7 +52,7 @@ export async function spawnChild(script: string, args: string[], options: SpawnO
   const proc = spawn(options.execPath ?? process.execPath, nodeArgs, {
     cwd: ROOT_DIR,
     env: { ...process.env, ...options.env },
-    stdio: ['ignore', options.stdio === 'inherit' ? 'inherit' : 'ignore', 'inherit', 'ipc'],
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
   let reason: string | undefined;
   const ready = await new Promise<ReadyMessage>((resolve, reject) => {
@@ -154,11 +152,6 @@ export function selfAndReapedTicks(): number {
   const stat = readFileSync('/proc/self/stat', 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
-}
-
-/** Every value given as `--name=value` on the command line, in order. */
-export function flags(name: string): string[] {
-  return process.argv.filter((arg) => arg.startsWith(`--${name}=`)).map((arg) => arg.slice(name.length + 3));
 }
 
 export function median(values: readonly number[]): number {

@@ -219,30 +219,3 @@ export async function manyStreams(url: string, body: string, count: number, onTi
     ...(firstError ? { firstError } : {}),
   };
 }
-
-/**
- * `count` streams opened at once (a slow upstream keeps them open), each read to its end: `open`
- * resolves once every one has its first bytes, `ended` says per stream whether it answered 200
- * and ended with [DONE], `opened()` how many had their first bytes.
- */
-export function openStreams(url: string, body: string, count: number): { open: Promise<void>; ended: Promise<boolean[]>; pool: Pool; opened: () => number } {
-  const target = new URL(url);
-  const pool = new Pool(target.origin, { connections: count, pipelining: 1, bodyTimeout: 120_000, headersTimeout: 120_000 });
-  let opened = 0;
-  let allOpen: () => void = () => undefined;
-  const open = new Promise<void>((resolve) => (allOpen = resolve));
-  const ended = Promise.all(
-    Array.from({ length: count }, async () => {
-      const response = await pool.request({ method: 'POST', path: target.pathname, headers: { 'content-type': 'application/json' }, body });
-      let tail = '';
-      let first = true;
-      for await (const part of response.body) {
-        if (first && ++opened === count) allOpen();
-        first = false;
-        tail = (tail + (part as Buffer).toString('latin1')).slice(-64);
-      }
-      return response.statusCode === 200 && tail.endsWith('data: [DONE]\n\n');
-    }),
-  );
-  return { open, ended, pool, opened: () => opened };
-}

@@ -2,13 +2,11 @@
 // A peer gateway in its own process: Portkey's open-source gateway, from the npm package installed
 // on demand by bench/peers.ts (never a dependency of toolgate). Started as its own `start-server.js`
 // starts (Hono on @hono/node-server), on a free port, headless; announces {type:'ready', url} over IPC.
-//
 // --fetch-shim: Portkey 1.15.2 on Node answers every streamed chat completion with a 500 ("TypeError:
 // immutable" in ResponseService.updateHeaders: it appends headers to a Response built on fetch's
 // immutable upstream headers; Portkey-AI/gateway issues 1389 and 1550, fix proposed in PR 1390).
 // The shim re-wraps each upstream fetch response with mutable headers, the effect of that fix, so
 // Portkey's streaming path can be measured at all. It costs one Response object per upstream call.
-//
 // Usage (child of bench/run.ts): node bench/portkey-child.mjs <path to build/start-server.js> [--fetch-shim]
 
 import { get } from 'node:http';

@@ -1,9 +1,9 @@
-import { renderExtras } from './report-extras.js';
+import { renderAdversarial } from './adversarial.js';
 import { find } from './summarize.js';
 import { MODERATE_SHARE, moderateRounds, TARGET_LABEL, type BenchResults, type Goal, type NodeRun, type Phase, type Target } from './types.js';
 
-// Renders bench results as bench/results/latest.md: issue 17's goals for every Node version side by
-// side, the issue's table (32 connections) per Node version, then the details.
+// Renders bench results as bench/results/latest.md: the performance goals for every Node version side
+// by side, the peer table (32 connections) per Node version, then the details.
 
 const fmt = (value: unknown, digits = 2): string => {
   if (typeof value !== 'number' || !Number.isFinite(value)) return '–';
@@ -36,12 +36,12 @@ export function renderGoals(runs: readonly NodeRun[]): string[] {
   for (const run of runs) for (const goal of run.goals ?? []) if (!ids.some((g) => g.id === goal.id)) ids.push(goal);
   if (ids.length === 0) return [];
   const out = [
-    '## Goals (issue 17)',
+    '## Goals',
     '',
     `| kind | measure | goal | ${runs.map((run) => run.node).join(' | ')} |`,
     `|---|---|---|${runs.map(() => '---').join('|')}|`,
   ];
-  for (const kind of ['goal', 'milestone', 'info'] as const) {
+  for (const kind of ['goal', 'info'] as const) {
     for (const goal of ids.filter((g) => g.kind === kind)) {
       out.push(`| ${kind} | ${goal.target} | ${goal.goal} | ${runs.map((run) => verdict(run.goals?.find((g) => g.id === goal.id))).join(' | ')} |`);
     }
@@ -50,11 +50,11 @@ export function renderGoals(runs: readonly NodeRun[]): string[] {
     const goals = (run.goals ?? []).filter((g) => g.kind === 'goal' && g.met !== null);
     return `${run.node}: ${goals.filter((g) => g.met).length} of ${goals.length} goals met`;
   });
-  out.push('', `${counted.join('; ')}. Milestones and info lines are not counted.`, '');
+  out.push('', `${counted.join('; ')}. Info lines are not counted.`, '');
   return out;
 }
 
-/** The issue's table: every target at 32 connections, JSON and both SSE upstreams, ×bare paired per round. */
+/** The peer table: every target at 32 connections, JSON and both SSE upstreams, ×bare paired per round. */
 export function renderPeerTable(run: NodeRun): string[] {
   const { json, burst, paced } = run.phases;
   const targets = (Object.keys(TARGET_LABEL) as Target[]).filter((t) => [json, burst, paced].some((p) => find(p?.summary, 32, t)));
@@ -117,14 +117,11 @@ function renderRunDetails(run: NodeRun): string[] {
     `Load average ${run.loadavgStart.join(' / ')} at start, ${(run.loadavgEnd ?? []).join(' / ')} at end; cores busy ${run.machineBusyPct ?? '?'}% over the run, ${run.otherWorkPct ?? '?'}% with work other than the bench; ${run.elapsedS ?? '?'} s. Binary: \`${run.execPath.replace(/^.*\/\.cache\//, '.cache/')}\`.`,
     '',
   );
-  if (run.tracing) out.push(`Tracing row: ${run.tracing.how}; the sink received ${run.tracing.exports} OTLP export requests (${(run.tracing.bytes / 1e6).toFixed(1)} MB) over the whole run.`, '');
   out.push(...detailTable(run, 'json', 'JSON (closed loop)', false));
   out.push(...detailTable(run, 'json-moderate', `JSON at moderate load (open loop, ${MODERATE_PCT}% of toolgate's capacity)`, false));
   out.push(...detailTable(run, 'burst', 'SSE, burst upstream (22 events in one write)', true));
   out.push(...detailTable(run, 'paced', 'SSE, paced upstream (one event per tick)', true));
   out.push(...detailTable(run, 'paced-moderate', `SSE paced at moderate load (open loop, ${MODERATE_PCT}% of toolgate's capacity)`, true));
-  out.push(...detailTable(run, 'burst-long', `SSE, burst upstream, ${run.longExtra} more prose events per stream`, true));
-  out.push(...detailTable(run, 'paced-long', `SSE, paced upstream, ${run.longExtra} more prose events per stream`, true));
   if (run.manyStreams?.length) {
     const first = run.manyStreams[0];
     out.push(
@@ -153,12 +150,11 @@ export function renderMarkdown(results: BenchResults): string {
   const loadEnd = (meta.loadavgEnd as number[] | undefined) ?? [];
   out.push(`# toolgate benchmark — ${String(meta.date).slice(0, 16).replace('T', ' ')} UTC (${meta.mode})`, '');
   out.push(
-    `Machine: ${meta.cpu}, ${meta.cores} cores (shared), ${meta.memoryGb} GB. Node versions: ${results.runs.map((run) => run.node).join(', ') || 'none'} (toolgate, both proxies and Portkey run on each; the load generator and the emulated upstream on ${meta.benchNode}). Gateway: ${meta.gateway}, \`logging.level: ${meta.logLevel}\`, metrics, repair and text-call parsing on (defaults); commit ${meta.commit || '?'} (${meta.commitSubject ?? ''})${Number(meta.uncommittedSrcFiles) > 0 ? ` + ${meta.uncommittedSrcFiles} uncommitted src/ files` : ''}.`,
+    `Machine: ${meta.cpu}, ${meta.cores} cores (shared), ${meta.memoryGb} GB. Node versions: ${results.runs.map((run) => run.node).join(', ') || 'none'} (toolgate, both proxies and Portkey run on each; the load generator and the emulated upstream on ${meta.benchNode}). Gateway: ${meta.gateway}, config: ${meta.config}; commit ${meta.commit || '?'} (${meta.commitSubject ?? ''})${Number(meta.uncommittedSrcFiles) > 0 ? ` + ${meta.uncommittedSrcFiles} uncommitted src/ files` : ''}.`,
     `Peer: ${meta.portkey}. Every server is its own process on 127.0.0.1. ${meta.rounds} rounds × ${meta.durationS} s per JSON run (SSE ${Math.max(1, Number(meta.durationS) - 1)} s), targets alternated within each round; values are medians over rounds (the moderate-load phases: ${moderateRounds(Number(meta.rounds))} rounds); ×bare, ×parsing, ×Portkey and "+… vs direct" are paired per round, then the median.`,
     `Load: load average ${(meta.loadavgStart as number[]).join(' / ')} at start, ${loadEnd.join(' / ')} at end; cores busy with other work ${meta.machineBusyBeforePct}% before start, ${meta.machineBusyAfterPct}% after. Total ${meta.elapsedS} s.`,
     '',
   );
-  if (meta.measured) out.push(`Measured tree: ${meta.measured}.`, '');
   const notes = (meta.notes as string[] | undefined) ?? [];
   if (notes.length) out.push(...notes.map((note) => `- ${note}`), '');
   out.push(...renderGoals(results.runs));
@@ -166,13 +162,13 @@ export function renderMarkdown(results: BenchResults): string {
   if (load.length) out.push(`Machine during the runs — ${load.join('; ')}. Other work shares the 2 cores with every target alike (targets alternate), so ratios hold up better than absolute rates.`, '');
   for (const run of results.runs.filter((r) => r.notes.length > 0)) out.push(`Notes, ${run.node}:`, '', ...run.notes.map((note) => `- ${note}`), '');
   out.push(
-    '## The issue\'s table, reproduced',
+    '## Every target at 32 connections',
     '',
     'Same request (7 messages, 2 parallel tool calls and their results, 3 tools) through every target. "bare": Fastify + undici relaying bytes; "JSON-parsing proxy": the same, parsing and re-serializing the request, the answer and every SSE event. Burst upstream: the 20 data events + usage + [DONE] (22 events) in one write; paced: one event per tick. CPU is the server process\'s own per completed request, from /proc (the upstream\'s for "direct"); errors are failed, non-2xx or incomplete answers summed over rounds.',
     '',
   );
   for (const run of results.runs) out.push(...renderPeerTable(run));
   for (const run of results.runs) out.push(...renderRunDetails(run));
-  out.push(...renderExtras(results));
+  if (results.adversarial) out.push(renderAdversarial(results.adversarial).replace(/^### /, '## '));
   return `${out.join('\n')}\n`;
 }

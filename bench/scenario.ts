@@ -1,4 +1,5 @@
-import { BENCH_TOOLS } from './micro.js';
+import { readFileSync } from 'node:fs';
+import { parseDocument } from 'yaml';
 
 // What the load sends: a realistic tool-calling turn (system, user, an assistant with two parallel
 // calls, their results, the answer, the next question) with three tools declared, so toolgate's
@@ -21,24 +22,47 @@ const BASE_MESSAGES = [
   { role: 'user', content: 'And in Tokyo?' },
 ];
 
-export interface BodyOptions {
-  model?: string;
-  stream?: boolean;
-  /** A history defect toolgate repairs (the second tool result lost its tool_call_id). */
-  broken?: boolean;
-}
+/** The tools every request declares (three: more schema work than the one tool of a small agent). */
+const BENCH_TOOLS = [
+  {
+    type: 'function' as const,
+    function: {
+      name: 'get_weather',
+      description: 'Current weather for a city.',
+      parameters: {
+        type: 'object',
+        properties: { city: { type: 'string' }, unit: { type: 'string', enum: ['celsius', 'fahrenheit'] } },
+        required: ['city'],
+        additionalProperties: false,
+      },
+    },
+  },
+  {
+    type: 'function' as const,
+    function: {
+      name: 'get_time',
+      description: 'Local time in a time zone.',
+      parameters: { type: 'object', properties: { tz: { type: 'string' } }, required: ['tz'] },
+    },
+  },
+  {
+    type: 'function' as const,
+    function: {
+      name: 'search_web',
+      description: 'Search the web.',
+      parameters: {
+        type: 'object',
+        properties: { query: { type: 'string' }, max_results: { type: 'integer', minimum: 1, maximum: 20 } },
+        required: ['query'],
+      },
+    },
+  },
+];
 
-export function requestBody(options: BodyOptions = {}): string {
-  const messages = BASE_MESSAGES.map((message, index) => {
-    if (options.broken && index === 4) {
-      const { tool_call_id: _dropped, ...rest } = message;
-      return rest;
-    }
-    return message;
-  });
+export function requestBody(options: { model?: string; stream?: boolean } = {}): string {
   return JSON.stringify({
     model: options.model ?? 'bench',
-    messages,
+    messages: BASE_MESSAGES,
     tools: BENCH_TOOLS,
     tool_choice: 'auto',
     temperature: 0.2,
@@ -50,38 +74,36 @@ export function requestBody(options: BodyOptions = {}): string {
 export const MANY_STREAM_EVENT_MS = 250;
 
 /** Upstream path prefix per mode (bench/upstream.ts) and the toolgate model that routes there. */
-export const UPSTREAM_PREFIX = { json: '', paced: '', burst: '/burst', 'paced-long': '/long', 'burst-long': '/burst/long', text: '/text', 'text-xml': '/text-xml', slow: '/slow' } as const;
+export const UPSTREAM_PREFIX = { json: '', paced: '', burst: '/burst', slow: '/slow' } as const;
 export type UpstreamVariant = keyof typeof UPSTREAM_PREFIX;
 
 export function modelFor(variant: UpstreamVariant): string {
   return variant === 'json' || variant === 'paced' ? 'bench' : `bench-${variant}`;
 }
 
-/** Feature switches beside the defaults (the inspector, tracing through the config file). */
-export interface GatewayExtras {
-  /** Extra top-level YAML lines, e.g. ['inspector:', '  enabled: true']. */
-  yaml?: string[];
+/** The shipped config, read at each start: what `npm start` and the image run. */
+export const SHIPPED_CONFIG = new URL('../config/gateway.yaml', import.meta.url);
+
+/**
+ * toolgate's config for the bench: `config/gateway.yaml` as shipped (logging, auth, repair, the
+ * inspector section, every default), only its providers and models replaced by one local provider
+ * per upstream variant. `overrides` set extra paths (the inspector row: ['inspector', 'enabled']).
+ */
+export function gatewayConfig(upstreamUrl: string, overrides: Array<[path: string[], value: unknown]> = []): string {
+  const doc = parseDocument(readFileSync(SHIPPED_CONFIG, 'utf8'));
+  const variants = Object.keys(UPSTREAM_PREFIX).filter((v) => v !== 'paced') as UpstreamVariant[];
+  const providers = Object.fromEntries(
+    variants.map((variant) => [`up-${variant}`, { type: 'openai-compatible', baseUrl: `${upstreamUrl}${UPSTREAM_PREFIX[variant]}/v1`, apiKey: 'bench-not-a-secret-key' }]),
+  );
+  const models = Object.fromEntries(variants.map((variant) => [modelFor(variant), { provider: `up-${variant}`, model: 'bench-model' }]));
+  doc.set('providers', doc.createNode(providers));
+  doc.set('models', doc.createNode(models));
+  for (const [path, value] of overrides) doc.setIn(path, value);
+  return doc.toString();
 }
 
-/** toolgate's config for the bench: one provider per upstream variant, all local; logging at warn. */
-export function gatewayConfig(upstreamUrl: string, logLevel: string, extras: GatewayExtras = {}): string {
-  const variants = Object.keys(UPSTREAM_PREFIX).filter((v) => v !== 'paced') as UpstreamVariant[];
-  return [
-    'server:',
-    '  host: 127.0.0.1',
-    '  port: 0',
-    'logging:',
-    `  level: ${logLevel}`,
-    'providers:',
-    ...variants.flatMap((variant) => [
-      `  up-${variant}:`,
-      '    type: openai-compatible',
-      `    baseUrl: ${upstreamUrl}${UPSTREAM_PREFIX[variant]}/v1`,
-      '    apiKey: bench-not-a-secret-key',
-    ]),
-    'models:',
-    ...variants.flatMap((variant) => [`  ${modelFor(variant)}:`, `    provider: up-${variant}`, '    model: bench-model']),
-    ...(extras.yaml ?? []),
-    '',
-  ].join('\n');
+/** What the report says of the config: the shipped file and the defaults in it that cost the most. */
+export function shippedConfigNote(): string {
+  const shipped = parseDocument(readFileSync(SHIPPED_CONFIG, 'utf8')).toJS() as { logging?: { level?: string }; inspector?: { enabled?: unknown } };
+  return `config/gateway.yaml as shipped, providers and models pointed at the emulated upstream (logging.level ${String(shipped.logging?.level)}, inspector.enabled ${String(shipped.inspector?.enabled ?? false)})`;
 }

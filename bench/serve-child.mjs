@@ -4,7 +4,6 @@
 // happens here too; its RSS and CPU are this process's. Announces {type:'ready', url} over IPC once
 // /healthz answers. A config the build rejects (an unknown key before a feature lands) is reported
 // as {type:'startup-error', message} before the process exits, so the bench can skip that row.
-//
 // Usage (child of bench/run.ts): node bench/serve-child.mjs <config.yaml> <dist|src>
 
 import { get } from 'node:http';
@@ -55,7 +54,6 @@ if (!ready) {
 process.on('message', (message) => {
   // main's own SIGTERM handler drains and exits.
   if (message && typeof message === 'object' && message.type === 'stop') process.kill(process.pid, 'SIGTERM');
-  if (message && typeof message === 'object' && message.type === 'memory') process.send?.({ type: 'memory', ...process.memoryUsage() });
 });
 process.on('disconnect', () => process.kill(process.pid, 'SIGTERM'));
 process.send?.({ type: 'ready', url, impl });

@@ -8,7 +8,7 @@ import { gatewayConfig, modelFor, requestBody, UPSTREAM_PREFIX, type UpstreamVar
 import type { ManyStreamsResult, Mode, Target } from './types.js';
 
 // The servers of one Node version's run and how each target is asked: URL, body and headers per
-// upstream variant. Optional targets (Portkey, the inspector and tracing rows) that cannot start or
+// upstream variant. Optional targets (Portkey, the inspector row) that cannot start or
 // answer wrongly are dropped with a note; the core ones (direct, bare, parsing proxy, toolgate) fail
 // the run.
 
@@ -26,7 +26,6 @@ export interface ServerSet {
   children: Partial<Record<Target, Child>>;
   notes: string[];
   sanity: Record<string, string>;
-  tracingHow?: string;
 }
 
 export interface StartOptions {
@@ -37,18 +36,14 @@ export interface StartOptions {
   portkey: Found;
 }
 
-export type Variant = Mode | 'text' | 'repair' | 'slow';
+type Variant = Mode | 'slow';
 
-const OPTIONAL: readonly Target[] = ['portkey', 'toolgate-inspector', 'toolgate-tracing'];
-
-export function isOptional(target: Target): boolean {
-  return OPTIONAL.includes(target);
-}
+const OPTIONAL: readonly Target[] = ['portkey', 'toolgate-inspector'];
 
 /** The request each target gets for a variant of the answer. */
 export function endpoint(set: ServerSet, upstream: Child, target: Target, variant: Variant): { url: string; body: string; headers: Record<string, string> } {
-  const upstreamVariant: UpstreamVariant = variant === 'repair' ? 'json' : variant;
-  const stream = variant !== 'json' && variant !== 'text' && variant !== 'repair';
+  const upstreamVariant: UpstreamVariant = variant;
+  const stream = variant !== 'json';
   const prefix = UPSTREAM_PREFIX[upstreamVariant];
   const path = '/v1/chat/completions';
   if (target === 'direct') return { url: `${upstream.url}${prefix}${path}`, body: requestBody({ stream }), headers: {} };
@@ -59,7 +54,7 @@ export function endpoint(set: ServerSet, upstream: Child, target: Target, varian
     const headers = { 'x-portkey-provider': 'openai', 'x-portkey-custom-host': `${upstream.url}${prefix}/v1`, authorization: 'Bearer bench-not-a-secret-key' };
     return { url: `${child.url}${path}`, body: requestBody({ stream }), headers };
   }
-  return { url: `${child.url}${path}`, body: requestBody({ stream, model: modelFor(upstreamVariant), broken: variant === 'repair' }), headers: {} };
+  return { url: `${child.url}${path}`, body: requestBody({ stream, model: modelFor(upstreamVariant) }), headers: {} };
 }
 
 export async function post(url: string, body: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Record<string, unknown>; text: string }> {
@@ -67,73 +62,27 @@ export async function post(url: string, body: string, headers: Record<string, st
   return { status: response.statusCode, headers: response.headers, text: await response.body.text() };
 }
 
-async function startGateway(options: StartOptions, name: string, yaml: string[] = [], env: Record<string, string> = {}): Promise<Child> {
+/** The shipped config's own defaults, whatever the shell running the bench has set (`${LOG_LEVEL:-info}`). */
+const SHIPPED_DEFAULTS_ENV = { LOG_LEVEL: '' };
+
+async function startGateway(options: StartOptions, name: string, overrides: Array<[string[], unknown]> = [], env: Record<string, string> = {}): Promise<Child> {
   const configPath = join(options.tmp, `${name}.yaml`);
-  writeFileSync(configPath, gatewayConfig(options.upstream.url, 'warn', { yaml }));
-  return spawnChild('serve-child.mjs', [configPath, options.impl], { execPath: options.execPath, tsx: options.impl === 'src', env, nodeArgs: SHIPPED_NODE_ARGS });
+  writeFileSync(configPath, gatewayConfig(options.upstream.url, overrides));
+  return spawnChild('serve-child.mjs', [configPath, options.impl], { execPath: options.execPath, tsx: options.impl === 'src', env: { ...SHIPPED_DEFAULTS_ENV, ...env }, nodeArgs: SHIPPED_NODE_ARGS });
 }
 
-/** A fresh default toolgate (many streams, profiles): `node <npm start's flags> dist/main.js` in its own process. */
-export function startDefaultGateway(options: StartOptions, nodeArgs: string[] = []): Promise<Child> {
-  const configPath = join(options.tmp, 'toolgate-fresh.yaml');
-  writeFileSync(configPath, gatewayConfig(options.upstream.url, 'warn'));
-  return spawnChild('serve-child.mjs', [configPath, options.impl], { execPath: options.execPath, tsx: options.impl === 'src', nodeArgs: [...SHIPPED_NODE_ARGS, ...nodeArgs] });
+/** A fresh toolgate with the shipped config (the 1,000 streams): its VmHWM covers that test only. */
+export function startDefaultGateway(options: StartOptions): Promise<Child> {
+  return startGateway(options, 'toolgate-fresh');
 }
 
-export function startBare(options: StartOptions, parse = false, nodeArgs: string[] = []): Promise<Child> {
-  return spawnChild('bare-proxy.mjs', [`${options.upstream.url}/v1`, ...(parse ? ['--parse'] : [])], { execPath: options.execPath, nodeArgs });
+export function startBare(options: StartOptions, parse = false): Promise<Child> {
+  return spawnChild('bare-proxy.mjs', [`${options.upstream.url}/v1`, ...(parse ? ['--parse'] : [])], { execPath: options.execPath });
 }
 
 function reasonOf(error: unknown): string {
   if (error instanceof ChildStartError) return error.reason ?? error.message;
   return error instanceof Error ? error.message : String(error);
-}
-
-const sinkStats = (upstream: Child): Promise<{ traceExports: number; traceBytes: number }> => upstream.ask({ type: 'stats' }, 'stats');
-
-/**
- * Tracing on, by the standard OTEL_* variables first, then by the config file; kept only when OTLP
- * exports reach the sink (the emulated upstream's POST /v1/traces).
- */
-async function startTracing(options: StartOptions, set: ServerSet): Promise<Child | undefined> {
-  const env = {
-    OTEL_EXPORTER_OTLP_ENDPOINT: options.upstream.url,
-    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-    OTEL_SERVICE_NAME: 'toolgate-bench',
-    OTEL_TRACES_SAMPLER: 'always_on',
-    // Export every 500 ms instead of 5 s, so the check below is short; batches stay the SDK's default size.
-    OTEL_BSP_SCHEDULE_DELAY: '500',
-  };
-  const ways = [
-    { how: 'OTEL_EXPORTER_OTLP_ENDPOINT + OTEL_EXPORTER_OTLP_PROTOCOL=http/json', yaml: [] as string[] },
-    { how: 'config `tracing: { enabled: true, endpoint, protocol: http/json }`', yaml: ['tracing:', '  enabled: true', `  endpoint: ${options.upstream.url}`, '  protocol: http/json'] },
-  ];
-  const tried: string[] = [];
-  for (const way of ways) {
-    let child: Child;
-    try {
-      child = await startGateway(options, 'toolgate-tracing', way.yaml, env);
-    } catch (error) {
-      tried.push(`${way.how}: rejected (${reasonOf(error)})`);
-      continue;
-    }
-    const before = await sinkStats(options.upstream);
-    const { url, body } = endpoint({ ...set, children: { ...set.children, 'toolgate-tracing': child } }, options.upstream, 'toolgate-tracing', 'json');
-    for (let i = 0; i < 10; i++) await post(url, body).catch(() => undefined);
-    let exports = 0;
-    for (let waited = 0; waited < 6000 && exports === 0; waited += 250) {
-      await sleep(250);
-      exports = (await sinkStats(options.upstream)).traceExports - before.traceExports;
-    }
-    if (exports > 0) {
-      set.tracingHow = way.how;
-      return child;
-    }
-    tried.push(`${way.how}: accepted, but no OTLP export reached the sink within 6 s`);
-    await child.stop();
-  }
-  set.notes.push(`tracing row skipped: ${tried.join('; ')}`);
-  return undefined;
 }
 
 async function startPortkey(options: StartOptions, set: ServerSet): Promise<Child | undefined> {
@@ -169,12 +118,10 @@ export async function startServers(options: StartOptions, withFeatures: boolean,
   set.children.toolgate = await startGateway(options, 'toolgate');
   if (withFeatures) {
     try {
-      set.children['toolgate-inspector'] = await startGateway(options, 'toolgate-inspector', ['inspector:', '  enabled: true']);
+      set.children['toolgate-inspector'] = await startGateway(options, 'toolgate-inspector', [[['inspector', 'enabled'], true]]);
     } catch (error) {
       set.notes.push(`inspector row skipped: config \`inspector: { enabled: true }\` rejected (${reasonOf(error)})`);
     }
-    const tracing = await startTracing(options, set);
-    if (tracing) set.children['toolgate-tracing'] = tracing;
   }
   if (withPortkey) {
     const portkey = await startPortkey(options, set);
@@ -187,10 +134,10 @@ export async function startServers(options: StartOptions, withFeatures: boolean,
 export async function checkSanity(set: ServerSet, upstream: Child, targets: readonly Target[]): Promise<Target[]> {
   const kept: Target[] = [];
   for (const target of targets) {
-    const variants: Variant[] = target === 'toolgate-repair' ? ['repair'] : target === 'toolgate-text' ? ['text'] : ['json', 'burst', 'paced'];
+    const variants: Variant[] = ['json', 'burst', 'paced'];
     const problems: string[] = [];
     for (const variant of variants) {
-      const { url, body, headers } = endpoint(set, upstream, target === 'toolgate-repair' || target === 'toolgate-text' ? 'toolgate' : target, variant);
+      const { url, body, headers } = endpoint(set, upstream, target, variant);
       const answer = await post(url, body, headers).catch((error: unknown) => ({ status: 0, headers: {} as Record<string, unknown>, text: String(error) }));
       const sse = variant === 'burst' || variant === 'paced';
       const complete = sse ? answer.text.endsWith('data: [DONE]\n\n') : true;
@@ -203,11 +150,9 @@ export async function checkSanity(set: ServerSet, upstream: Child, targets: read
         const what = sse ? `${events} events${complete ? '' : ', no data: [DONE]'}, ends …${JSON.stringify(answer.text.slice(-60))}` : answer.text.slice(0, 120);
         problems.push(`${variant}: ${answer.status}, ${what}`);
       }
-      if (variant === 'repair' && repairs === '-') problems.push('the broken history was not repaired');
-      if (variant === 'text' && mode !== 'text') problems.push(`the Hermes text call was not parsed (tool-mode ${mode})`);
     }
     if (problems.length === 0) kept.push(target);
-    else if (isOptional(target)) set.notes.push(`${target} row skipped: sanity check failed (${problems.join('; ')})`);
+    else if (OPTIONAL.includes(target)) set.notes.push(`${target} row skipped: sanity check failed (${problems.join('; ')})`);
     else if (target.startsWith('toolgate')) {
       // The gateway under test answering wrongly is a finding, not a bench failure: it is measured
       // anyway (its broken answers count as errors) and the report says so first.

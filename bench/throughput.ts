@@ -1,7 +1,4 @@
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { type Child, loadAverage, log, machineTicks, procCpuMs, procMemory, round, selfAndReapedTicks } from './common.js';
-import { hrtimeUs, summarizeCpuProfile, type Window } from './cpuprofile.js';
+import { type Child, loadAverage, log, machineTicks, procCpuMs, round, selfAndReapedTicks } from './common.js';
 import { goalsFor } from './goals.js';
 import { jsonLoad, pacedJsonLoad, streamLoad } from './load.js';
 import type { Found } from './peers.js';
@@ -28,46 +25,27 @@ export interface NodeContext {
   upstream: Child;
   tmp: string;
   portkey: Found;
-  longExtra: number;
   slow: { chunks: number; ms: number };
-  /** The first Node version of the run (the extended plan, profiles). */
-  first: boolean;
-  /** Where CPU profiles go (first Node version only); undefined: no profiles. */
-  profileDir?: string;
-  profiles: Array<{ scenario: string; summary: ReturnType<typeof summarizeCpuProfile> }>;
 }
 
 const MANY_STREAMS = 1000;
-/** Rows served by the default toolgate process with another request (a broken history, a text-call answer). */
-const VARIANTS: readonly Target[] = ['toolgate-repair', 'toolgate-text'];
-
 interface Cell {
   phase: Mode;
   concurrency: number;
   targets: Target[];
 }
 
-/**
- * What each round measures. `extended` (full runs, first Node version only, to stay within ~15
- * minutes) adds 256 connections and the repaired / text-call rows, which no goal reads.
- */
-export function plan(extended: boolean, available: readonly Target[]): Cell[] {
+/** What each round measures: every available peer at 32 connections; direct, bare and toolgate at 1. */
+export function plan(available: readonly Target[]): Cell[] {
   const has = (targets: Target[]): Target[] => targets.filter((t) => available.includes(t));
-  const peers: Target[] = ['direct', 'bare', 'parse', 'toolgate', 'portkey', 'toolgate-inspector', 'toolgate-tracing'];
-  const cells: Cell[] = [
-    { phase: 'json', concurrency: 32, targets: has([...peers, ...(extended ? VARIANTS : [])]) },
+  const peers: Target[] = ['direct', 'bare', 'parse', 'toolgate', 'portkey', 'toolgate-inspector'];
+  return [
+    { phase: 'json', concurrency: 32, targets: has(peers) },
     { phase: 'burst', concurrency: 32, targets: has(peers) },
     { phase: 'paced', concurrency: 32, targets: has(peers) },
-    { phase: 'burst-long', concurrency: 32, targets: has(['bare', 'toolgate']) },
-    { phase: 'paced-long', concurrency: 32, targets: has(['bare', 'toolgate']) },
     { phase: 'json', concurrency: 1, targets: has(['direct', 'bare', 'toolgate']) },
     { phase: 'paced', concurrency: 1, targets: has(['direct', 'bare', 'toolgate']) },
   ];
-  if (extended) {
-    cells.push({ phase: 'json', concurrency: 256, targets: has(['direct', 'bare', 'toolgate']) });
-    cells.push({ phase: 'burst', concurrency: 256, targets: has(['direct', 'bare', 'toolgate']) });
-  }
-  return cells;
 }
 
 function rotate<T>(items: readonly T[], by: number): T[] {
@@ -81,24 +59,19 @@ export async function runNode(ctx: NodeContext): Promise<NodeRun> {
   const { flags, upstream } = ctx;
   const machineBefore = machineTicks();
   const oursBefore = selfAndReapedTicks() + procCpuMs(upstream.pid) / 10;
-  const run: NodeRun = { node: ctx.node, execPath: ctx.execPath, notes: [], sanity: {}, loadavgStart: loadAverage(), longExtra: ctx.longExtra, phases: {} };
+  const run: NodeRun = { node: ctx.node, execPath: ctx.execPath, notes: [], sanity: {}, loadavgStart: loadAverage(), phases: {} };
   if (ctx.portkey.ok) run.portkeyVersion = ctx.portkey.version;
   const options = { execPath: ctx.execPath, impl: ctx.impl, upstream, tmp: ctx.tmp, portkey: ctx.portkey };
   log(`${ctx.node}: starting servers…`);
   const set: ServerSet = await startServers(options, !flags.skip.has('features'), !flags.skip.has('portkey'));
   run.notes.push(...set.notes);
   try {
-    const candidates: Target[] = ['direct', 'bare', 'parse', 'toolgate', 'toolgate-repair', 'toolgate-text', 'portkey', 'toolgate-inspector', 'toolgate-tracing'];
-    const available = await checkSanity(set, upstream, candidates.filter((t) => t === 'direct' || VARIANTS.includes(t) || set.children[t]));
+    const candidates: Target[] = ['direct', 'bare', 'parse', 'toolgate', 'portkey', 'toolgate-inspector'];
+    const available = await checkSanity(set, upstream, candidates.filter((t) => t === 'direct' || set.children[t]));
     run.notes.push(...set.notes.filter((note) => !run.notes.includes(note)));
     run.sanity = set.sanity;
-    const childOf = (target: Target): Child => (VARIANTS.includes(target) ? set.children.toolgate! : target === 'direct' ? upstream : set.children[target]!);
-    const request = (target: Target, mode: Mode) => {
-      const base: Target = VARIANTS.includes(target) ? 'toolgate' : target;
-      const variant = target === 'toolgate-repair' ? 'repair' : target === 'toolgate-text' ? 'text' : mode;
-      return endpoint(set, upstream, base, variant);
-    };
-    let gatewayPeak = 0;
+    const childOf = (target: Target): Child => (target === 'direct' ? upstream : set.children[target]!);
+    const request = (target: Target, mode: Mode) => endpoint(set, upstream, target, mode);
     const measure = async (target: Target, mode: Mode, concurrency: number, roundIndex: number, rate?: number): Promise<Row> => {
       const { url, body, headers } = request(target, mode);
       const pid = childOf(target).pid;
@@ -114,12 +87,11 @@ export async function runNode(ctx: NodeContext): Promise<NodeRun> {
         row = { ...r, requests: r.streams, concurrency, target, round: roundIndex, errors: r.errors + r.incomplete, cpuUsPerReq: 0, ...(rate ? { rate } : {}) };
       }
       row.cpuUsPerReq = round(((procCpuMs(pid) - before) * 1000) / Math.max(1, row.requests), 0);
-      if (target === 'toolgate') gatewayPeak = Math.max(gatewayPeak, procMemory(pid).rssMb);
       return row;
     };
 
     // Warm up JIT and pools on every target: 1 s of JSON, half a second of each stream kind.
-    for (const target of available.filter((t) => !VARIANTS.includes(t))) {
+    for (const target of available) {
       for (const mode of ['json', 'burst', 'paced'] as const) {
         const { url, body, headers } = request(target, mode);
         if (mode === 'json') await jsonLoad(url, body, 32, 1, headers);
@@ -127,7 +99,7 @@ export async function runNode(ctx: NodeContext): Promise<NodeRun> {
       }
     }
 
-    const cells = plan(!flags.quick && ctx.first, available).filter((cell) => !flags.skip.has(cell.phase.startsWith('json') ? 'json' : 'sse'));
+    const cells = plan(available).filter((cell) => !flags.skip.has(cell.phase.startsWith('json') ? 'json' : 'sse'));
     const rows: Partial<Record<Mode, Row[]>> = {};
     for (let round = 0; round < flags.rounds; round++) {
       for (const cell of cells) {
@@ -160,11 +132,6 @@ export async function runNode(ctx: NodeContext): Promise<NodeRun> {
       const moderate: Phase = { mode, rate, rows: list, summary: summarizePhase(list, mode) };
       run.phases[key] = moderate;
     }
-    run.gatewayPeakRssDuringThroughputMb = round(Math.max(gatewayPeak, procMemory(set.children.toolgate!.pid).peakRssMb), 1);
-    if (set.children['toolgate-tracing']) {
-      const stats = await upstream.ask<{ traceExports: number; traceBytes: number }>({ type: 'stats' }, 'stats');
-      run.tracing = { exports: stats.traceExports, bytes: stats.traceBytes, how: set.tracingHow ?? '?' };
-    }
     const portkey = set.children.portkey;
     if (portkey) {
       const stats = await portkey.ask<{ loggedErrors: number }>({ type: 'stats' }, 'stats').catch(() => ({ loggedErrors: NaN }));
@@ -175,7 +142,6 @@ export async function runNode(ctx: NodeContext): Promise<NodeRun> {
   }
 
   if (!flags.skip.has('many')) run.manyStreams = await manyStreamsPhase(ctx);
-  if (ctx.profileDir && !flags.skip.has('profile')) await profilePhase(ctx);
   run.loadavgEnd = loadAverage();
   run.elapsedS = round((Date.now() - started) / 1000, 0);
   // Every server of this run has exited (reaped: in cutime/cstime); the upstream lives on.
@@ -204,42 +170,4 @@ async function manyStreamsPhase(ctx: NodeContext): Promise<ManyStreamsResult[]> 
     }
   }
   return out;
-}
-
-/** node --cpu-prof on toolgate (JSON, SSE burst) and the bare proxy (JSON) during a 32-connection run. */
-async function profilePhase(ctx: NodeContext): Promise<void> {
-  const dir = ctx.profileDir!;
-  mkdirSync(dir, { recursive: true });
-  const options = { execPath: ctx.execPath, impl: ctx.impl, upstream: ctx.upstream, tmp: ctx.tmp, portkey: ctx.portkey };
-  const seconds = ctx.flags.quick ? 3 : 6;
-  const scenarios = [
-    { server: 'toolgate', kind: 'json' },
-    { server: 'bare', kind: 'json' },
-    { server: 'toolgate', kind: 'burst' },
-  ] as const;
-  for (const { server: which, kind } of scenarios) {
-    const name = `${which}-${kind}-c32.cpuprofile`;
-    const file = join(dir, name);
-    rmSync(file, { force: true });
-    const profileArgs = ['--cpu-prof', `--cpu-prof-dir=${dir}`, `--cpu-prof-name=${name}`, '--cpu-prof-interval=500'];
-    const server = which === 'toolgate' ? await startDefaultGateway(options, profileArgs) : await startBare(options, false, profileArgs);
-    const set: ServerSet = { children: { [which]: server }, notes: [], sanity: {} };
-    const { url, body } = endpoint(set, ctx.upstream, which, kind);
-    const load = (s: number): Promise<number> => (kind === 'json' ? jsonLoad(url, body, 32, s).then((r) => r.requests) : streamLoad(url, body, 32, s).then((r) => r.streams));
-    await load(2);
-    const window: Window = { startUs: hrtimeUs(), endUs: 0 };
-    const requests = await load(seconds);
-    window.endUs = hrtimeUs();
-    await server.stop();
-    if (!existsSync(file)) {
-      log(`profile missing: ${file}`);
-      continue;
-    }
-    const summary = summarizeCpuProfile(file, 30, window);
-    summary.requests = requests;
-    summary.cpuUsPerRequest = round((summary.busyMs * 1000) / Math.max(1, requests), 0);
-    const label = `${which === 'bare' ? 'bare proxy' : 'toolgate'}, ${kind === 'json' ? 'JSON' : 'SSE burst'}, concurrency 32, ${seconds} s, ${ctx.node}`;
-    ctx.profiles.push({ scenario: label, summary });
-    log(`profile written: ${file} (${summary.cpuUsPerRequest} µs CPU per request)`);
-  }
 }

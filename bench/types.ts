@@ -1,6 +1,4 @@
-import type { ProfileSummary } from './cpuprofile.js';
-import type { JsonRun, ManyStreamsRun, StreamRun } from './load.js';
-import type { MicroResults } from './micro.js';
+import type { ManyStreamsRun } from './load.js';
 import type { AdversarialResults } from './adversarial.js';
 
 // Shapes shared by the bench runner, the goal verdicts and the report.
@@ -8,12 +6,8 @@ import type { AdversarialResults } from './adversarial.js';
 /** Moderate load = this share of toolgate's measured capacity at concurrency 32. */
 export const MODERATE_SHARE = 0.25;
 
-/**
- * Rounds of each moderate-load phase: at least 5 in a full run. One GC pause of 25–85 ms (a scavenge
- * waiting for its helper threads, or a mark-compact) catches a whole 3-s run's slowest percent, and
- * in the 2026-11-24 16:02 run one round in three of each phase had one (p99 15–27 ms against 2–4 ms,
- * bench/tail.ts): with 5 rounds the median is less likely to land on such a round. ~30 s per Node.
- */
+/** Rounds of each moderate-load phase, ≥ 5 in a full run: one GC pause can own a 3-s run's slowest
+ * percent (one round in three did in a 2026-11-24 run), so the median needs more rounds. */
 export function moderateRounds(rounds: number): number {
   return rounds < 3 ? rounds : Math.max(rounds, 5);
 }
@@ -24,9 +18,6 @@ export type Target =
   | 'parse'
   | 'toolgate'
   | 'toolgate-inspector'
-  | 'toolgate-tracing'
-  | 'toolgate-repair'
-  | 'toolgate-text'
   | 'portkey';
 
 /** Report order and labels. */
@@ -36,17 +27,14 @@ export const TARGET_LABEL: Record<Target, string> = {
   parse: 'JSON-parsing proxy',
   toolgate: 'toolgate',
   'toolgate-inspector': 'toolgate, inspector on',
-  'toolgate-tracing': 'toolgate, tracing on (OTLP http/json)',
-  'toolgate-repair': 'toolgate, history repaired',
-  'toolgate-text': 'toolgate, Hermes text call parsed',
   portkey: 'Portkey',
 };
 
 /**
  * What the emulated upstream sends (bench/upstream.ts): "paced" = one SSE event per tick, "burst" =
- * all 22 events in one write; "-long" adds BENCH_LONG_EXTRA prose events (the per-event cost).
+ * all 22 events in one write.
  */
-export type Mode = 'json' | 'paced' | 'burst' | 'paced-long' | 'burst-long';
+export type Mode = 'json' | 'paced' | 'burst';
 
 export interface Row {
   concurrency: number;
@@ -62,9 +50,6 @@ export interface Row {
   rate?: number;
   [metric: string]: number | string | undefined;
 }
-
-export type JsonRow = Row & JsonRun;
-export type StreamRow = Row & StreamRun;
 
 export interface Summary {
   concurrency: number;
@@ -110,8 +95,8 @@ export interface Goal {
   goal: string;
   /** null: not measured or not applicable (the value says why). */
   met: boolean | null;
-  /** Milestones and informational lines are shown but are not goals of the issue. */
-  kind: 'goal' | 'milestone' | 'info';
+  /** Information lines are shown but not counted. */
+  kind: 'goal' | 'info';
 }
 
 /** One Node version: every server (toolgate, the proxies, Portkey) ran on it. */
@@ -131,21 +116,14 @@ export interface NodeRun {
    */
   machineBusyPct?: number;
   otherWorkPct?: number;
-  /** Extra prose events in the "-long" streams (per-event cost). */
-  longExtra: number;
-  phases: Partial<Record<'json' | 'paced' | 'burst' | 'paced-long' | 'burst-long' | 'json-moderate' | 'paced-moderate', Phase>>;
+  phases: Partial<Record<'json' | 'paced' | 'burst' | 'json-moderate' | 'paced-moderate', Phase>>;
   manyStreams?: ManyStreamsResult[];
-  gatewayPeakRssDuringThroughputMb?: number;
-  /** OTLP export requests and bytes the sink received while the tracing row ran. */
-  tracing?: { exports: number; bytes: number; how: string };
   goals?: Goal[];
 }
 
 export interface BenchResults {
   meta: Record<string, unknown>;
   runs: NodeRun[];
-  micro?: MicroResults;
-  /** Issue 14's attacks at 200 KB: attack time and the worst /healthz meanwhile (bench/adversarial.ts). */
+  /** The adversarial attacks at 200 KB: attack time and the worst /healthz meanwhile (bench/adversarial.ts). */
   adversarial?: AdversarialResults;
-  profiles?: Array<{ scenario: string; summary: ProfileSummary }>;
 }

@@ -3,26 +3,18 @@ import type { AddressInfo } from 'node:net';
 import { childReady } from './child-ready.mjs';
 
 // A fast local OpenAI-compatible upstream with a fixed answer (child process of the bench).
-//
 //   POST <prefix>/v1/chat/completions
 //     prefix ""       → a native tool call (get_weather {"city":"Paris","unit":"celsius"})
-//     prefix "/text"  → the same call written as Hermes text in `content` (toolgate must parse it)
-//     prefix "/text-xml" → the same call as Qwen3-Coder XML text in `content` (its parser's searches)
 //     prefix "/slow"  → like "", streams with BENCH_SLOW_MS between chunks (for 1,000-stream runs)
 //     prefix "/burst" → like "", but the whole stream goes out in one write (an upstream or a
 //                       buffering hop that delivers many events per read)
-//     prefix "/long", "/burst/long" → BENCH_LONG_EXTRA more prose events (no tool-call opener in
-//                       them): the CPU difference to the short stream is the cost per unchanged event
 //   JSON unless the body says "stream":true; then SSE with BENCH_SSE_CHUNKS data events (+ a usage
 //   event when include_usage was asked) and [DONE]: 20 + 2 = the issue's 22 events by default.
-//   POST /v1/traces → an OTLP http/json sink that counts and discards (tracing-on rows).
-//
 // Answers are prebuilt buffers: the upstream must cost as little CPU as possible (2 shared cores).
 
 const SSE_CHUNKS = Math.max(4, Number(process.env.BENCH_SSE_CHUNKS ?? 20));
 const SLOW_CHUNKS = Math.max(4, Number(process.env.BENCH_SLOW_CHUNKS ?? 20));
 const SLOW_MS = Math.max(0, Number(process.env.BENCH_SLOW_MS ?? 50));
-const LONG_EXTRA = Math.max(0, Number(process.env.BENCH_LONG_EXTRA ?? 80));
 
 const ID = 'chatcmpl-bench0001';
 const CREATED = 1_700_000_000;
@@ -47,14 +39,6 @@ const [JSON_HEAD, JSON_TAIL] = completion(
 let callCounter = 0;
 const nextCallId = (): string => `call_${(++callCounter).toString(36).padStart(24, '0')}`;
 const jsonNative = (): Buffer => Buffer.from(JSON_HEAD + nextCallId() + JSON_TAIL);
-const JSON_TEXT = completion(
-  { role: 'assistant', content: `I'll look that up.\n<tool_call>\n{"name": "get_weather", "arguments": ${ARGS}}\n</tool_call>` },
-  'stop',
-);
-const JSON_TEXT_XML = completion(
-  { role: 'assistant', content: `I'll look that up.\n<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n<parameter=unit>\ncelsius\n</parameter>\n</function>\n</tool_call>` },
-  'stop',
-);
 
 function frame(payload: unknown): Buffer {
   return Buffer.from(`data: ${JSON.stringify(payload)}\n\n`);
@@ -69,14 +53,14 @@ function chunk(delta: Record<string, unknown>, finish: string | null = null): Bu
  * a finish event — what a tool-calling model streams. Content goes through toolgate's text-call
  * extractor, the tool call through its native normalization.
  */
-function sseFrames(count: number, extraProse = 0): Buffer[] {
+function sseFrames(count: number): Buffer[] {
   // Tokens as GPT-style tokenizers cut them: the space leads (" me"), so prose deltas need no change.
   const words = 'Let me look up the current weather in Paris for you, one moment please.'.split(/(?= )/);
   const middle = count - 3; // role, header, finish
   const contentCount = Math.max(1, Math.floor(middle / 2));
   const argCount = Math.max(1, middle - contentCount);
   const frames: Buffer[] = [chunk({ role: 'assistant', content: '' })];
-  for (let i = 0; i < contentCount + extraProse; i++) frames.push(chunk({ content: words[i % words.length] }));
+  for (let i = 0; i < contentCount; i++) frames.push(chunk({ content: words[i % words.length] }));
   frames.push(chunk({ tool_calls: [{ index: 0, id: ID_MARK, type: 'function', function: { name: 'get_weather', arguments: '' } }] }));
   const size = Math.ceil(ARGS.length / argCount);
   for (let i = 0; i < argCount; i++) {
@@ -91,14 +75,9 @@ const USAGE_FRAME = frame({ id: ID, object: 'chat.completion.chunk', created: CR
 const DONE_FRAME = Buffer.from('data: [DONE]\n\n');
 const FAST_FRAMES = sseFrames(SSE_CHUNKS);
 const SLOW_FRAMES = sseFrames(SLOW_CHUNKS);
-const LONG_FRAMES = sseFrames(SSE_CHUNKS, LONG_EXTRA);
 
 let activeStreams = 0;
 let peakStreams = 0;
-let requests = 0;
-let connections = 0;
-let traceExports = 0;
-let traceBytes = 0;
 
 function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -150,16 +129,8 @@ function sendStream(res: ServerResponse, frames: readonly Buffer[], withUsage: b
 }
 
 const server = createServer(async (req, res) => {
-  requests++;
   const url = req.url ?? '';
   const body = await readBody(req);
-  if (req.method === 'POST' && url === '/v1/traces') {
-    traceExports++;
-    traceBytes += body.length;
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end('{}');
-    return;
-  }
   if (req.method !== 'POST' || !url.endsWith('/v1/chat/completions')) {
     res.writeHead(404, { 'content-type': 'application/json' });
     res.end('{"error":{"message":"not found","type":"invalid_request_error","param":null,"code":null}}');
@@ -172,33 +143,25 @@ const server = createServer(async (req, res) => {
     else setTimeout(() => sendJson(res, jsonNative()), SLOW_MS * SLOW_CHUNKS);
     return;
   }
-  if (url.startsWith('/text/') || url.startsWith('/text-xml/')) {
-    sendJson(res, url.startsWith('/text/') ? JSON_TEXT : JSON_TEXT_XML);
-    return;
-  }
   const burst = url.startsWith('/burst/');
-  const frames = url.startsWith('/long/') || url.startsWith('/burst/long/') ? LONG_FRAMES : FAST_FRAMES;
-  if (stream) sendStream(res, frames, withUsage, burst ? -1 : 0);
+  if (stream) sendStream(res, FAST_FRAMES, withUsage, burst ? -1 : 0);
   else sendJson(res, jsonNative());
 });
-server.on('connection', () => connections++);
 server.keepAliveTimeout = 60_000;
 server.headersTimeout = 65_000;
 
 process.on('message', (message: unknown) => {
   const type = (message as { type?: unknown } | null)?.type;
-  if (type === 'stats') process.send?.({ type: 'stats', requests, connections, activeStreams, peakStreams, traceExports, traceBytes });
+  if (type === 'stats') process.send?.({ type: 'stats', activeStreams, peakStreams });
   if (type === 'reset-stats') {
     peakStreams = activeStreams;
-    requests = 0;
-    connections = 0;
     process.send?.({ type: 'reset-stats' });
   }
 });
 
 server.listen(0, '127.0.0.1', () => {
   const { port } = server.address() as AddressInfo;
-  childReady(`http://127.0.0.1:${port}`, { sseChunks: SSE_CHUNKS, slowChunks: SLOW_CHUNKS, slowMs: SLOW_MS, longExtra: LONG_EXTRA }, async () => {
+  childReady(`http://127.0.0.1:${port}`, { sseChunks: SSE_CHUNKS, slowChunks: SLOW_CHUNKS, slowMs: SLOW_MS }, async () => {
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
   });
