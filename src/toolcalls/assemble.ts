@@ -28,9 +28,11 @@ export class ContentAssembler {
       return [{ type: 'calls', calls: segment.calls, format: segment.format }];
     }
     if (segment.type === 'text') return this.content(segment.text);
-    if (this.reasoning === 'content') return this.content(segment.raw);
+    // Reasoning on a channel of its own (harmony `analysis`) was never content: it is split out even
+    // when reasoning stays in content, as servers that read the channels return it.
+    if (this.reasoning === 'content' && segment.channel !== true) return this.content(segment.raw);
     this.sawReasoning = true;
-    return this.reasoning === 'split' && segment.text !== '' ? [{ type: 'reasoning', text: segment.text }] : [];
+    return this.reasoning !== 'drop' && segment.text !== '' ? [{ type: 'reasoning', text: segment.text }] : [];
   }
 
   /** The text is over: whitespace-only content is released only when nothing replaced it. */

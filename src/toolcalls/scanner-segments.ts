@@ -9,7 +9,7 @@ import type { ParsedCall } from './types.js';
  */
 export type ScanSegment =
   | { type: 'text'; text: string }
-  | { type: 'reasoning'; text: string; raw: string }
+  | { type: 'reasoning'; text: string; raw: string; channel?: true }
   | { type: 'calls'; calls: ParsedCall[]; format: string };
 
 /** A format's block verdict as scan segments; undefined for `none`. */
@@ -21,6 +21,6 @@ export function blockOf(match: BlockMatch, format: string): { kind: 'block'; seg
 
 function scanSegmentOf(segment: FormatSegment, format: string): ScanSegment {
   if (segment.type === 'calls') return { type: 'calls', calls: segment.calls, format };
-  if (segment.type === 'reasoning') return { type: 'reasoning', text: segment.text, raw: segment.raw ?? segment.text };
+  if (segment.type === 'reasoning') return { type: 'reasoning', text: segment.text, raw: segment.raw ?? segment.text, ...(segment.channel ? { channel: true } : {}) };
   return segment;
 }

@@ -243,3 +243,56 @@ t.test('Gemini UNEXPECTED_TOOL_CALL: relayed with a warning (header on JSON, met
   t.equal((await unknownNames()) - before, 1, 'counted as a call to an undeclared tool');
   t.ok(gw.logs.some((line) => line.includes('UNEXPECTED_TOOL_CALL')), 'logged');
 });
+
+// gpt-oss served without a harmony parser (no reasoning or tool parser configured): the channels
+// arrive as text in `content` (openai-harmony message format). Read as servers with the parser
+// return them: `final` is the content, `analysis` goes to reasoning_content, a call is a call.
+const HARMONY_ANALYSIS = '<|channel|>analysis<|message|>The user wants the weather in Paris. No tool needed for a greeting.<|end|>';
+const HARMONY_FINAL = `${HARMONY_ANALYSIS}<|start|>assistant<|channel|>final<|message|>Bonjour! How can I help?<|return|>`;
+const HARMONY_CALL = `${HARMONY_ANALYSIS}<|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city":"Paris"}<|call|>`;
+const HARMONY_HEAD = { id: 'chatcmpl-9f1e2d3c4b5a', object: 'chat.completion.chunk', created: 1_755_000_000, model: 'openai/gpt-oss-120b' };
+/** The text in token-sized deltas, as such a server streams it. */
+const harmonySse = (text: string): Fixture => sse([
+  { ...HARMONY_HEAD, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] },
+  ...(text.match(/<\|[a-z]+\|>|[^<]{1,7}/g) ?? []).map((piece) => ({ ...HARMONY_HEAD, choices: [{ index: 0, delta: { content: piece }, finish_reason: null }] })),
+  { ...HARMONY_HEAD, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] },
+]);
+const harmonyJson = (text: string): Fixture => json({ ...HARMONY_HEAD, object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }] });
+const HARMONY: Record<string, Fixture> = {
+  'openai/gpt-oss-120b-final-json': harmonyJson(HARMONY_FINAL),
+  'openai/gpt-oss-120b-final-sse': harmonySse(HARMONY_FINAL),
+  'openai/gpt-oss-120b-call-json': harmonyJson(HARMONY_CALL),
+  'openai/gpt-oss-120b-call-sse': harmonySse(HARMONY_CALL),
+};
+const WEATHER_TOOL = [{ type: 'function' as const, function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } }];
+const ANALYSIS_TEXT = 'The user wants the weather in Paris. No tool needed for a greeting.';
+
+t.test('gpt-oss harmony channels in content: final is the content, analysis the reasoning (JSON and SSE)', async (t) => {
+  const { gw, sdk } = await gatewayFor(HARMONY, t);
+  const ask = { messages: [{ role: 'user' as const, content: 'Bonjour' }], tools: WEATHER_TOOL };
+  for (const kind of ['final', 'call'] as const) {
+    const response = await fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: `up/openai/gpt-oss-120b-${kind}-json`, ...ask }),
+    });
+    const message = ((await response.json()) as { choices: Array<{ message: { content: string | null; reasoning_content?: string; tool_calls?: Array<{ function: { name: string; arguments: string } }> } }> }).choices[0].message;
+    const stream = sdk.chat.completions.stream({ model: `up/openai/gpt-oss-120b-${kind}-sse`, ...ask });
+    let reasoning = '';
+    for await (const chunk of stream) {
+      const delta = chunk.choices[0]?.delta as { reasoning_content?: unknown } | undefined;
+      if (typeof delta?.reasoning_content === 'string') reasoning += delta.reasoning_content;
+    }
+    const streamed = (await stream.finalChatCompletion()).choices[0].message;
+    for (const [how, got, thought] of [['JSON', message, message.reasoning_content], ['SSE', streamed, reasoning]] as const) {
+      t.equal(thought, ANALYSIS_TEXT, `${kind} (${how}): the analysis channel is reasoning`);
+      if (kind === 'final') {
+        t.equal(got.content, 'Bonjour! How can I help?', `${kind} (${how}): the final channel is the content, without markers`);
+        t.notOk(got.tool_calls?.length, `${kind} (${how}): no call`);
+      } else {
+        t.equal(got.content, null, `${kind} (${how}): nothing else was said`);
+        t.same(got.tool_calls?.map((call) => [call.function.name, JSON.parse(call.function.arguments) as unknown]), [['get_weather', { city: 'Paris' }]], `${kind} (${how}): the call`);
+      }
+    }
+  }
+});

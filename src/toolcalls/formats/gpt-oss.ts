@@ -11,9 +11,10 @@ import type { BlockMatch, ScanEnv } from './types.js';
 // The recipient may also stand in the role header (`<|start|>assistant to=functions.f<|channel|>commentary json<|message|>`).
 // <|call|> and <|return|> are stop tokens, so they are often missing: a message also ends at the
 // next <|start|> / <|channel|> or at the end of the answer. A message to `functions.NAME` is a
-// call; an `analysis` message is reasoning (its raw text stays content unless reasoning is split
-// out); a `final` message, or a commentary message with no recipient (a preamble), is content
-// without its markers. A whole message is one block, so its content is released when it ends.
+// call; an `analysis` message is reasoning on a channel of its own: it goes to reasoning_content
+// (removed with `reasoning: drop`), never to content, as servers that read harmony return it; a
+// `final` message, or a commentary message with no recipient (a preamble), is content without its
+// markers. A whole message is one block, so its content is released when it ends.
 
 const START = '<|start|>';
 const CHANNEL = '<|channel|>';
@@ -48,7 +49,7 @@ export const gptOssFormat = defineFormat({
     if (message === undefined) return NONE;
     if (message.recipient !== undefined) return callOf(text, message, message.recipient, ctx);
     const body = text.slice(message.bodyStart, message.bodyEnd);
-    if (message.channel === 'analysis') return { kind: 'segments', end: message.end, segments: [{ type: 'reasoning', text: body, raw: text.slice(start, message.end) }] };
+    if (message.channel === 'analysis') return { kind: 'segments', end: message.end, segments: [{ type: 'reasoning', text: body, raw: text.slice(start, message.end), channel: true }] };
     if (CONTENT_CHANNELS.has(message.channel)) return { kind: 'segments', end: message.end, segments: body === '' ? [] : [{ type: 'text', text: body }] };
     return NONE;
   },

@@ -24,10 +24,12 @@ export interface ScanEnv {
  * A piece of a block, in text order (see BlockMatch `segments`): content the client sees, reasoning,
  * or calls. `raw` of a reasoning piece is how it was written (markers included); it is what goes
  * to content when reasoning stays in content (the default). Absent `raw` means the same as `text`.
+ * `channel`: the model wrote it on a channel of its own that was never content (gpt-oss harmony
+ * `analysis`): it goes to reasoning even when reasoning stays in content, and is removed with `drop`.
  */
 export type FormatSegment =
   | { type: 'text'; text: string }
-  | { type: 'reasoning'; text: string; raw?: string }
+  | { type: 'reasoning'; text: string; raw?: string; channel?: true }
   | { type: 'calls'; calls: ParsedCall[] };
 
 /**

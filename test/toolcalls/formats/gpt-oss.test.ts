@@ -14,7 +14,6 @@ const CASES: FormatCase[] = [
     title: 'analysis, then a call with the recipient in the channel header',
     text: `${ANALYSIS}<|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city":"Tokyo","days":2}<|call|>`,
     calls: [{ name: 'get_weather', args: { city: 'Tokyo', days: 2 } }],
-    content: ANALYSIS,
   },
   {
     title: 'a preamble on the commentary channel is content without its markers',
@@ -45,8 +44,14 @@ t.test('gpt-oss harmony calls', async (t) => checkCases(t, gptOssFormat, CASES, 
 
 t.test('analysis is reasoning, final is content', async (t) => {
   const answer = `${ANALYSIS}<|start|>assistant<|channel|>final<|message|>It is 18°C and sunny in Tokyo.<|return|>`;
-  // Default: reasoning stays in content as written; the final message loses its markers.
-  t.equal(parseWithDetails(answer, ctx).content, `${ANALYSIS}It is 18°C and sunny in Tokyo.`);
+  // Default mode (reasoning stays in content as written): the analysis channel was never content,
+  // so it is reasoning in every mode but `drop`; the final message loses its markers.
+  const whole = parseWithDetails(answer, ctx);
+  t.same([whole.content, whole.reasoning], ['It is 18°C and sunny in Tokyo.', 'User asks for the weather in Tokyo. We should call get_weather.']);
+  const dropped = parseWithDetails(answer, ctx, { reasoning: 'drop' });
+  t.same([dropped.content, dropped.reasoning], ['It is 18°C and sunny in Tokyo.', ''], 'drop removes it');
+  const thinkFirst = parseWithDetails(`<think>hmm</think>${answer}`, ctx);
+  t.equal(thinkFirst.content, '<think>hmm</think>It is 18°C and sunny in Tokyo.', 'other reasoning in the text still stays as written');
   checkSplitReasoning(t, 'final answer', answer, ctx, { calls: [], content: 'It is 18°C and sunny in Tokyo.', reasoning: 'User asks for the weather in Tokyo. We should call get_weather.' });
   checkSplitReasoning(t, 'call after analysis', `${ANALYSIS}<|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city":"Tokyo"}<|call|>`, ctx, {
     calls: [{ name: 'get_weather', args: { city: 'Tokyo' } }],
