@@ -1,20 +1,10 @@
-import type { ChatChunk, ChunkChoice, ChunkDelta, ToolCallDelta } from '../api/chat-types.js';
-import { ToolCallIdFixer, newToolCallId } from './ids.js';
-import { emptyArguments, finishReasonFor, isCutOff, startsNewCall, upstreamIndex, usableId } from './normalize-decisions.js';
-import {
-  type NormalizeContext,
-  type NormalizeReport,
-  type StreamNormalizer,
-  checkNativeArguments,
-  createReport,
-  fixCallArguments,
-  noteTextCallName,
-  parseContextOf,
-  resolveCallName,
-} from './normalize-shared.js';
+import type { ChatChunk, ChunkChoice, ChunkDelta } from '../api/chat-types.js';
+import { newToolCallId } from './ids.js';
+import { finishReasonFor, isCutOff, upstreamIndex } from './normalize-decisions.js';
+import { type NormalizeContext, type NormalizeReport, type StreamNormalizer, createReport, fixCallArguments, noteTextCallName } from './normalize-shared.js';
 import { type ChunkHeader, chunkLike, isBlank, toLegacyPiece, withRole, withToolCalls } from './normalize-stream-pieces.js';
-import { type ExtractorEvent, ToolCallStreamExtractor } from './stream-extractor.js';
-import { TextBuilder } from './text-builder.js';
+import { ChoiceState, finishReport, nativeDelta, noteArguments, releaseNative } from './normalize-stream-native.js';
+import type { ExtractorEvent } from './stream-extractor.js';
 
 // The streaming twin of normalizeCompletion, by the same decisions (normalize-decisions.ts). Prose
 // goes out as it arrives (the text extractor holds back only what could start a call); native
@@ -29,45 +19,6 @@ export type { StreamNormalizer } from './normalize-shared.js';
 
 export function createStreamNormalizer(ctx: NormalizeContext): StreamNormalizer {
   return new ChunkNormalizer(ctx);
-}
-
-interface NativeCall {
-  outIndex: number;
-  upstreamId?: string;
-  name: string;
-  /** Arguments seen so far (checked at the end for the report). */
-  args: TextBuilder;
-  /** Some fragment held more than whitespace (else the client gets `{}` at the end). */
-  hasArgs: boolean;
-  released: boolean;
-  clientName: string;
-  clientId: string;
-}
-
-class ChoiceState {
-  extractor: ToolCallStreamExtractor | undefined;
-  readonly native = new Map<number, NativeCall>();
-  /** Every native call, also those a later call on the same upstream index replaced in `native` (the report checks them all). */
-  readonly nativeCalls: NativeCall[] = [];
-  readonly ids = new ToolCallIdFixer();
-  private nextIndex = 0;
-  calls = 0;
-  finished = false;
-  /** The client got this choice's first delta (with its role). */
-  roleSent = false;
-
-  constructor(ctx: NormalizeContext) {
-    const reasoning = ctx.reasoning ?? 'content';
-    const calls = ctx.textParsing && ctx.tools.size > 0;
-    if (calls || reasoning !== 'content') {
-      this.extractor = new ToolCallStreamExtractor(parseContextOf(ctx), { reasoning, ...(calls ? {} : { formats: [] }) });
-    }
-  }
-
-  /** The client's index of the next call: 0..n-1 in the order calls appear, whatever the upstream numbered. */
-  allocateIndex(): number {
-    return this.nextIndex++;
-  }
 }
 
 class ChunkNormalizer implements StreamNormalizer {
@@ -220,11 +171,6 @@ function passesAsFragment(choice: ChunkChoice, state: ChoiceState): boolean {
   return true;
 }
 
-function noteArguments(call: NativeCall, fragment: string): void {
-  call.args.append(fragment);
-  if (!call.hasArgs && !emptyArguments(fragment)) call.hasArgs = true;
-}
-
 /** The pieces one upstream choice becomes, in order; `[choice]` itself when nothing changes. */
 function normalizeChoice(choice: ChunkChoice, state: ChoiceState, ctx: NormalizeContext, report: NormalizeReport): ChunkChoice[] {
   const delta = choice.delta;
@@ -350,56 +296,3 @@ function eventsToPieces(index: number, events: ExtractorEvent[], state: ChoiceSt
   return pieces;
 }
 
-/** One upstream tool_call delta → what the client gets (nothing while the call's name is incomplete). */
-function nativeDelta(delta: ToolCallDelta, state: ChoiceState, ctx: NormalizeContext, report: NormalizeReport): ToolCallDelta[] {
-  const upstream = upstreamIndex(delta.index, 'tool_calls[].index', ctx.provider);
-  let call = state.native.get(upstream);
-  // Some upstreams number parallel calls all 0: a new non-empty id on a used index is a new call
-  // (an empty one, as DashScope sends on every continuation, is not).
-  if (!call || startsNewCall(delta.id, call.upstreamId)) {
-    call = { outIndex: state.allocateIndex(), upstreamId: usableId(delta.id), name: '', args: new TextBuilder(), hasArgs: false, released: false, clientName: '', clientId: '' };
-    state.native.set(upstream, call);
-    state.nativeCalls.push(call);
-    state.calls++;
-    report.toolCalls++;
-    report.mode = 'native';
-  }
-  call.upstreamId ??= usableId(delta.id);
-  const rawFragment = delta.function?.arguments;
-  const fragment = typeof rawFragment === 'string' ? rawFragment : '';
-  noteArguments(call, fragment);
-  if (!call.released) {
-    const namePiece = delta.function?.name;
-    if (typeof namePiece === 'string') call.name += namePiece;
-    // The name is complete once it is a declared tool or the arguments begin.
-    const decoded = ctx.codec ? ctx.codec.decode(call.name) : call.name;
-    if (ctx.tools.size > 0 && !ctx.tools.has(decoded) && fragment === '') return [];
-    return [releaseNative(call, state, ctx, report, delta)];
-  }
-  // With no tools declared a name is not resolved: its pieces go on as they come.
-  const namePiece = ctx.tools.size === 0 && typeof delta.function?.name === 'string' ? delta.function.name : undefined;
-  if (delta.index === call.outIndex && delta.id === undefined && (delta.function?.name === undefined || namePiece !== undefined) && fragment === rawFragment) return [delta];
-  // Repeated ids and names are dropped: clients concatenate what they get.
-  return [{ index: call.outIndex, function: namePiece !== undefined ? { name: namePiece, arguments: fragment } : { arguments: fragment } }];
-}
-
-function releaseNative(call: NativeCall, state: ChoiceState, ctx: NormalizeContext, report: NormalizeReport, delta?: ToolCallDelta): ToolCallDelta {
-  call.released = true;
-  call.clientName = resolveCallName(call.name, ctx, report);
-  call.clientId = state.ids.fix(call.upstreamId);
-  const unchanged =
-    delta !== undefined &&
-    delta.index === call.outIndex &&
-    delta.id === call.clientId &&
-    delta.type === 'function' &&
-    delta.function?.name === call.clientName &&
-    typeof delta.function.arguments === 'string';
-  if (unchanged) return delta;
-  // Everything before this delta carried no arguments, so this delta's fragment is all there is so far.
-  const fragment = delta?.function?.arguments;
-  return { ...delta, index: call.outIndex, id: call.clientId, type: 'function', function: { ...delta?.function, name: call.clientName, arguments: typeof fragment === 'string' ? fragment : '' } };
-}
-
-function finishReport(state: ChoiceState, ctx: NormalizeContext, report: NormalizeReport): void {
-  for (const call of state.nativeCalls) checkNativeArguments(call.args.text, call.clientName, ctx, report);
-}

@@ -17,6 +17,7 @@ import type { ParseContext } from './types.js';
 // the model's own call markers count (formats see `env.inReasoning`).
 
 import { ExplanationCues } from './scanner-cues.js';
+import { LinePosition } from './scanner-lines.js';
 export type { ScanSegment } from './scanner-segments.js';
 
 interface Walked {
@@ -45,12 +46,8 @@ export class CallScanner {
   private sawProse = false;
   /** Whether the answer's prose so far explains or shows calls (scanner-cues.ts): guesses are off then. */
   private readonly cues = new ExplanationCues();
-  /** The character just before `text` (text before the cursor is dropped as we go). */
-  private charBeforeText = '\n';
-  /** The last character before `text` that is not a space or tab ('\n' at a line start). */
-  private nonBlankBeforeText = '\n';
-  /** Where a reasoning block ended: what follows starts a line, as after a newline (-1: none). */
-  private lineStartAt = -1;
+  /** Line-start facts about text already dropped (text before the cursor is dropped as we go). */
+  private readonly lines = new LinePosition();
   private byTrigger: TriggerTable;
   private readonly formats: readonly ToolCallFormat[];
   private readonly wrapperStarts: ReadonlySet<number>;
@@ -119,19 +116,16 @@ export class CallScanner {
    * emits it as one text segment); the state is what push would leave. False: call push.
    */
   takeProse(delta: string): boolean {
-    if (this.text !== '' || this.mode.kind !== 'normal' || this.lineStartAt !== -1 || delta === '') return false;
-    let nonBlank = -1;
+    if (this.text !== '' || this.mode.kind !== 'normal' || this.lines.lineStartAt !== -1 || delta === '') return false;
     let prose = false;
     for (let i = 0; i < delta.length; i++) {
       const code = delta.charCodeAt(i);
       if (code === 60 /* < */ || code === 96 /* ` */ || this.byTrigger.has(code) || this.wrapperStarts.has(code)) return false;
-      if (code !== 32 && code !== 9) nonBlank = i;
       prose ||= !isWhitespace(code);
     }
     if (prose) this.sawProse = true;
     this.cues.note(delta);
-    this.charBeforeText = delta[delta.length - 1];
-    if (nonBlank >= 0) this.nonBlankBeforeText = delta[nonBlank];
+    this.lines.passed(delta);
     return true;
   }
 
@@ -155,7 +149,7 @@ export class CallScanner {
           // The closer itself: markup, not reasoning.
           this.mode = NORMAL;
           out.push({ type: 'reasoning', text: '', raw: mode.closer });
-          i = proseStart = this.lineStartAt = walked.to + mode.closer.length;
+          i = proseStart = this.lines.lineStartAt = walked.to + mode.closer.length;
           continue;
         }
         if (final) this.mode = { ...mode, unclosed: true };
@@ -255,7 +249,7 @@ export class CallScanner {
           // A closer without its opener (the chat template opened the block): what follows starts the answer.
           this.sawProse = false;
           this.cues.reset();
-          this.lineStartAt = i + wrapper.close.length;
+          this.lines.lineStartAt = i + wrapper.close.length;
           return { kind: 'to', to: i + wrapper.close.length };
         }
         if (!final && (literalAt(text, i, wrapper.open) === 'partial' || literalAt(text, i, wrapper.close) === 'partial')) return 'incomplete';
@@ -266,7 +260,7 @@ export class CallScanner {
     while (text[i + ticks] === '`') ticks++;
     // A run of backticks touching the end may still grow (` vs ```): wait.
     if (i + ticks >= text.length && !final) return 'incomplete';
-    if (!this.isLineStart(i) || ticks < 3) {
+    if (!this.lines.isLineStart(this.text, i) || ticks < 3) {
       this.mode = { kind: 'inline' };
       return { kind: 'to', to: i + ticks };
     }
@@ -327,7 +321,7 @@ export class CallScanner {
   private walkFence(i: number, ticks: number, final: boolean): Walked {
     const text = this.text;
     let lineStart = i;
-    if (!this.isAfterNewline(i)) {
+    if (!this.lines.isAfterNewline(this.text, i)) {
       const newline = text.indexOf('\n', i);
       if (newline < 0) return { to: text.length, stop: !final };
       lineStart = newline + 1;
@@ -379,40 +373,19 @@ export class CallScanner {
     return {
       final,
       atAnswerStart: !this.sawProse && !inReasoning,
-      atLineStart: this.isLineStart(i),
-      prevChar: i > 0 ? this.text[i - 1] : this.charBeforeText,
-      prevNonBlank: this.nonBlankBefore(i),
+      atLineStart: this.lines.isLineStart(this.text, i),
+      prevChar: this.lines.prevChar(this.text, i),
+      prevNonBlank: this.lines.nonBlankBefore(this.text, i),
       // Formats answer only their own markers there, as in an unclosed reasoning block.
       ...(inReasoning || this.cues.explaining ? { inReasoning: true } : {}),
     };
   }
 
-  private isLineStart(i: number): boolean {
-    return this.nonBlankBefore(i) === '\n';
-  }
-
-  /** The last character before `i` that is not a space or tab; '\n' at a line start (or after reasoning). */
-  private nonBlankBefore(i: number): string {
-    let j = i - 1;
-    while (j >= 0 && (this.text[j] === ' ' || this.text[j] === '\t')) j--;
-    if (j >= 0 && j + 1 === this.lineStartAt) return '\n';
-    return j < 0 ? this.nonBlankBeforeText : this.text[j];
-  }
-
-  private isAfterNewline(i: number): boolean {
-    return (i > 0 ? this.text[i - 1] : this.charBeforeText) === '\n';
-  }
-
   /** Drops decided text; keeps what line-start checks need. */
   private compact(): void {
     if (this.cursor === 0) return;
-    const nonBlank = this.nonBlankBefore(this.cursor);
-    const before = this.text[this.cursor - 1];
+    this.lines.drop(this.text, this.cursor);
     this.text = this.text.slice(this.cursor);
-    // Only "the last non-blank character" and "the previous character" are ever asked about the past.
-    this.charBeforeText = before;
-    this.nonBlankBeforeText = nonBlank;
-    this.lineStartAt = this.lineStartAt > this.cursor ? this.lineStartAt - this.cursor : -1;
     this.cursor = 0;
   }
 }
