@@ -15,6 +15,12 @@ export interface InvokeTags {
   prefix: string;
   /** Also accept closing tags without the prefix (DeepSeek mixes them). */
   plainClosers?: boolean;
+  /**
+   * Values lose all surrounding whitespace (MiniMax's own parser strips them: a model that indents
+   * its markup indents the values too); otherwise only the newline after the opening tag and the
+   * one before the closing tag go.
+   */
+  stripValues?: boolean;
 }
 
 interface WrittenInvoke {
@@ -56,7 +62,8 @@ export function readInvoke(text: string, start: number, tags: InvokeTags, env: S
     if (attributes.kind !== 'ok') return attributes;
     const valueEnd = findParameterEnd(text, attributes.end, tags);
     if (valueEnd === undefined) return ranOut(env);
-    const raw = trimNewlines(text.slice(attributes.end, valueEnd.start));
+    const value = text.slice(attributes.end, valueEnd.start);
+    const raw = tags.stripValues ? value.trim() : trimNewlines(value);
     written.params.push({ key: attributes.value.name, raw, isString: attributes.value.isString });
     at = valueEnd.end;
   }

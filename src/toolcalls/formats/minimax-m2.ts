@@ -7,10 +7,11 @@ import { matchInvokeSection } from './invoke-xml.js';
 //   <parameter name="city">Paris</parameter>
 //   </invoke>
 //   </minimax:tool_call>
-// Several invokes may share one section. Values are typed from the tool's schema. The section
+// Several invokes may share one section. Values are stripped of surrounding whitespace (as MiniMax's
+// own parsing guide does: an indented call has indented values) and typed from the tool's schema. The section
 // markers are special tokens a provider may drop when it decodes: bare invokes are read too.
 
-const SECTION = { open: '<minimax:tool_call>', tag: 'minimax:tool_call', tags: { prefix: '' } } as const;
+const SECTION = { open: '<minimax:tool_call>', tag: 'minimax:tool_call', tags: { prefix: '', stripValues: true } } as const;
 const BARE = { ...SECTION, open: '' } as const;
 const INVOKE = '<invoke name=';
 

@@ -2,7 +2,7 @@ import { skipWhitespace } from '../text/json-scan.js';
 import { defineFormat } from './define.js';
 import { type InvokeTags, invokeCalls, readInvoke } from './invoke-xml.js';
 import { INCOMPLETE, NONE, literalAt, outOfText } from './shared.js';
-import type { BlockMatch } from './types.js';
+import type { BlockMatch, ScanEnv } from './types.js';
 
 // StepFun Step-3 (full-width bars, plain underscores — not DeepSeek's "▁"), as SGLang's step3
 // detector reads it; values are typed from the tool's schema:
@@ -11,6 +11,7 @@ import type { BlockMatch } from './types.js';
 //   <steptml:parameter name="city">Paris</steptml:parameter>
 //   </steptml:invoke><｜tool_call_end｜>
 //   <｜tool_calls_end｜>
+// The call type ("function<｜tool_sep｜>") may be missing, and a <｜tool_sep｜> may stand between calls.
 
 const CALLS_BEGIN = '<｜tool_calls_begin｜>';
 const CALLS_END = '<｜tool_calls_end｜>';
@@ -18,6 +19,7 @@ const CALL_BEGIN = '<｜tool_call_begin｜>';
 const CALL_END = '<｜tool_call_end｜>';
 const SEP = '<｜tool_sep｜>';
 const TAGS: InvokeTags = { prefix: 'steptml:' };
+const INVOKE_OPEN = '<steptml:invoke';
 const MAX_CALL_TYPE = 32;
 
 type Invokes = Extract<ReturnType<typeof readInvoke>, { kind: 'ok' }>['value'][];
@@ -45,22 +47,22 @@ export const step3Format = defineFormat({
         end = at + CALLS_END.length;
         break;
       }
+      // A <｜tool_sep｜> between two calls (seen in the wild, and in vLLM's step3 tests) is skipped.
+      const between = invokes.length > 0 ? literalAt(text, at, SEP) : 'no';
+      if (between === 'yes') {
+        at = skipWhitespace(text, at + SEP.length);
+        continue;
+      }
       const callBegin = literalAt(text, at, CALL_BEGIN);
-      if (sectionEnd === 'partial' || callBegin === 'partial') {
+      if (sectionEnd === 'partial' || callBegin === 'partial' || between === 'partial') {
         if (!env.final) return INCOMPLETE;
         break;
       }
       if (callBegin === 'no') break;
-      // "function<｜tool_sep｜>": the call type, then the invoke.
-      const typeStart = at + CALL_BEGIN.length;
-      const window = text.slice(typeStart, typeStart + MAX_CALL_TYPE + SEP.length);
-      const sepInWindow = window.indexOf(SEP);
-      if (sepInWindow < 0) {
-        if (!env.final && typeStart + window.length >= text.length) return INCOMPLETE;
-        break;
-      }
-      const sep = typeStart + sepInWindow;
-      const invoke = readInvoke(text, skipWhitespace(text, sep + SEP.length), TAGS, env, ctx.repairBudget);
+      const invokeAt = invokeStart(text, at + CALL_BEGIN.length, env);
+      if (invokeAt === 'incomplete') return INCOMPLETE;
+      if (invokeAt === undefined) break;
+      const invoke = readInvoke(text, invokeAt, TAGS, env, ctx.repairBudget);
       if (invoke.kind === 'incomplete') return INCOMPLETE;
       if (invoke.kind === 'none') break;
       at = skipWhitespace(text, invoke.end);
@@ -72,3 +74,18 @@ export const step3Format = defineFormat({
     return invokes.length > 0 ? invokeCalls(invokes, ctx, end) : NONE;
   },
 });
+
+/**
+ * Where a call's invoke starts after <｜tool_call_begin｜>: after "function<｜tool_sep｜>" (the call
+ * type, as the chat template writes it), or right there when the model left the type out.
+ */
+function invokeStart(text: string, from: number, env: ScanEnv): number | 'incomplete' | undefined {
+  const bare = skipWhitespace(text, from);
+  const opener = literalAt(text, bare, INVOKE_OPEN);
+  if (opener === 'yes') return bare;
+  if (opener === 'partial' && !env.final) return 'incomplete';
+  const window = text.slice(from, from + MAX_CALL_TYPE + SEP.length);
+  const sepInWindow = window.indexOf(SEP);
+  if (sepInWindow < 0) return !env.final && from + window.length >= text.length ? 'incomplete' : undefined;
+  return skipWhitespace(text, from + sepInWindow + SEP.length);
+}

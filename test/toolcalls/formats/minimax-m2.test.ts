@@ -23,9 +23,24 @@ const CASES: FormatCase[] = [
     content: "I'll check both cities.\n",
   },
   {
-    title: 'object, array, and a multi-line string kept as written',
+    title: 'object, array, and a multi-line string stripped at both ends (as MiniMax\'s guide and vLLM read values)',
     text: '<minimax:tool_call>\n<invoke name="write_file">\n<parameter name="path">src/app.py</parameter>\n<parameter name="content">\n    import os\n    print(os.getcwd())\n</parameter>\n<parameter name="options">{"overwrite": true}</parameter>\n<parameter name="tags">["py", "demo"]</parameter>\n</invoke>\n</minimax:tool_call>',
-    calls: [{ name: 'write_file', args: { path: 'src/app.py', content: '    import os\n    print(os.getcwd())', options: { overwrite: true }, tags: ['py', 'demo'] } }],
+    calls: [{ name: 'write_file', args: { path: 'src/app.py', content: 'import os\n    print(os.getcwd())', options: { overwrite: true }, tags: ['py', 'demo'] } }],
+  },
+  {
+    title: 'an indented call after prose: values lose the indentation too',
+    text: 'Here is the weather:\n  <minimax:tool_call>\n  <invoke name="get_weather">\n  <parameter name="city">\n  New York, NY\n  </parameter>\n  <parameter name="days">\n  2\n  </parameter>\n  </invoke>\n  </minimax:tool_call>\n',
+    calls: [{ name: 'get_weather', args: { city: 'New York, NY', days: 2 } }],
+    content: 'Here is the weather:\n  \n',
+  },
+  {
+    title: 'two sections with prose between and after',
+    text: 'Here is the weather:\n<minimax:tool_call>\n<invoke name="get_weather">\n<parameter name="city">Boston, MA</parameter>\n</invoke>\n</minimax:tool_call>\nAnd the time:\n<minimax:tool_call>\n<invoke name="get_time">\n<parameter name="zone">America/New_York</parameter>\n</invoke>\n</minimax:tool_call>\nBoth requested.',
+    calls: [
+      { name: 'get_weather', args: { city: 'Boston, MA' } },
+      { name: 'get_time', args: { zone: 'America/New_York' } },
+    ],
+    content: 'Here is the weather:\n\nAnd the time:\n\nBoth requested.',
   },
   { title: 'no parameters', text: '<minimax:tool_call>\n<invoke name="get_time">\n</invoke>\n</minimax:tool_call>', calls: [{ name: 'get_time', args: {} }] },
   { title: 'section closer missing at the end', text: '<minimax:tool_call>\n<invoke name="get_time">\n<parameter name="zone">UTC</parameter>\n</invoke>', calls: [{ name: 'get_time', args: { zone: 'UTC' } }] },

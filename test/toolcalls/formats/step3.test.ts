@@ -25,6 +25,21 @@ const CASES: FormatCase[] = [
       { name: 'get_weather', args: { city: 'Rome', metric: true } },
     ],
   },
+  {
+    title: 'no call type after the call opener, a <｜tool_sep｜> between calls (as in vLLM\'s step3 tests)',
+    text: `${BEGIN}<｜tool_call_begin｜><steptml:invoke name="get_weather"><steptml:parameter name="city">Tokyo</steptml:parameter></steptml:invoke>${CALL_END}<｜tool_sep｜><｜tool_call_begin｜><steptml:invoke name="get_time"><steptml:parameter name="zone">Asia/Tokyo</steptml:parameter></steptml:invoke>${CALL_END}${END}`,
+    calls: [
+      { name: 'get_weather', args: { city: 'Tokyo' } },
+      { name: 'get_time', args: { zone: 'Asia/Tokyo' } },
+    ],
+  },
+  {
+    title: 'after the reasoning, values typed from the schema (array, object, string that looks like a number)',
+    text: `<think>The user wants a file.</think>\n${BEGIN}${CALL}<steptml:invoke name="write_file"><steptml:parameter name="path">007</steptml:parameter><steptml:parameter name="content">He said "hi"\nC:\\tmp</steptml:parameter><steptml:parameter name="tags">["a", "b"]</steptml:parameter><steptml:parameter name="options">{"mode": "w"}</steptml:parameter></steptml:invoke>${CALL_END}${END}`,
+    calls: [{ name: 'write_file', args: { path: '007', content: 'He said "hi"\nC:\\tmp', tags: ['a', 'b'], options: { mode: 'w' } } }],
+    content: '<think>The user wants a file.</think>\n',
+  },
+  { title: 'a call type longer than any real one stays content', text: `${BEGIN}<｜tool_call_begin｜>${'x'.repeat(40)}<｜tool_sep｜><steptml:invoke name="get_time"></steptml:invoke>${CALL_END}${END}`, calls: null },
   { title: 'undeclared tool stays content', text: `${BEGIN}${CALL}<steptml:invoke name="format_disk"></steptml:invoke>${CALL_END}${END}`, calls: null },
   { title: 'truncated call stays content', text: `${BEGIN}${CALL}<steptml:invoke name="get_weather"><steptml:parameter name="city">Ro`, calls: null },
   { title: 'prose that mentions the markers', text: `Step-3 opens calls with ${BEGIN} and <steptml:invoke name="x">.`, calls: null },
