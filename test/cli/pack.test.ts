@@ -24,9 +24,12 @@ interface Result {
   stderr: string;
 }
 
+// npm and the installed package are not src/: under c8 they would only write coverage nobody reads.
+const { NODE_V8_COVERAGE: _coverage, ...childEnv } = process.env;
+
 async function sh(cmd: string, args: string[], cwd: string, env: Record<string, string> = {}): Promise<Result> {
   try {
-    const { stdout, stderr } = await run(cmd, args, { cwd, env: { ...process.env, ...env }, timeout: 240_000, maxBuffer: 16 * 1024 * 1024 });
+    const { stdout, stderr } = await run(cmd, args, { cwd, env: { ...childEnv, ...env }, timeout: 240_000, maxBuffer: 16 * 1024 * 1024 });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const e = error as { code?: unknown; stdout?: string; stderr?: string };

@@ -4,7 +4,7 @@ import { pathToFileURL } from 'node:url';
 import t from 'tap';
 import { ROOT, testPlan } from './plan.js';
 
-// One lane of the suite (test/run/suite.ts starts one per core). Lanes take files from the shared
+// One lane of the suite (test/run/suite.ts starts one more than cores). Lanes take files from the shared
 // plan in order, each claiming a file by creating its directory in the queue folder (mkdir is atomic:
 // exactly one lane gets it). A claimed file runs in this process: imported, its tests run to the end,
 // then its root-level teardowns. A file marked "own process" is spawned as tap would spawn it.
