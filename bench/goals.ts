@@ -149,15 +149,20 @@ export function goalsFor(run: NodeRun): Goal[] {
     out.push({ id: 'ttfb-c1', target: 'added time to first byte (p50), SSE paced, 1 connection', value, goal: '–', met: null, kind: 'info' });
   }
   out.push(...floorLines(run));
-  // The inspector section switched on beside the shipped config: what turning it on costs.
-  for (const mode of ['json', 'burst'] as const) {
-    const row = c32(phases[mode], 'toolgate-inspector');
+  // One switch flipped beside the shipped config: the inspector on (what turning it on costs), the
+  // tool contract off (what the shipped contract costs: checking answers, holding streamed calls).
+  const switches = [
+    { target: 'toolgate-inspector', what: 'the inspector on' },
+    { target: 'toolgate-contract-off', what: 'the tool contract off' },
+  ] as const;
+  for (const { target, what } of switches) for (const mode of ['json', 'burst'] as const) {
+    const row = c32(phases[mode], target);
     const base = c32(phases[mode], 'toolgate');
     if (!row || !base) continue;
     const cpu = Number(row.cpuUsPerReq) - Number(base.cpuUsPerReq);
     out.push({
-      id: `toolgate-inspector-${mode}`,
-      target: `cost of the inspector on, ${mode === 'json' ? 'JSON' : 'SSE burst'}, 32 connections`,
+      id: `${target}-${mode}`,
+      target: `${what}, ${mode === 'json' ? 'JSON' : 'SSE burst'}, 32 connections`,
       value: `${x(row.ratioToToolgate)} of shipped, ${cpu >= 0 ? '+' : ''}${Math.round(cpu)} µs CPU per ${mode === 'json' ? 'request' : 'stream'}${errorNote(row)}`,
       goal: '–',
       met: null,

@@ -38,7 +38,7 @@ export interface StartOptions {
 
 type Variant = Mode | 'slow';
 
-const OPTIONAL: readonly Target[] = ['portkey', 'toolgate-inspector'];
+const OPTIONAL: readonly Target[] = ['portkey', 'toolgate-inspector', 'toolgate-contract-off'];
 
 /** The request each target gets for a variant of the answer. */
 export function endpoint(set: ServerSet, upstream: Child, target: Target, variant: Variant): { url: string; body: string; headers: Record<string, string> } {
@@ -121,6 +121,11 @@ export async function startServers(options: StartOptions, withFeatures: boolean,
       set.children['toolgate-inspector'] = await startGateway(options, 'toolgate-inspector', [[['inspector', 'enabled'], true]]);
     } catch (error) {
       set.notes.push(`inspector row skipped: config \`inspector: { enabled: true }\` rejected (${reasonOf(error)})`);
+    }
+    try {
+      set.children['toolgate-contract-off'] = await startGateway(options, 'toolgate-contract-off', [[['contract', 'enabled'], false]]);
+    } catch (error) {
+      set.notes.push(`contract row skipped: config \`contract: { enabled: false }\` rejected (${reasonOf(error)})`);
     }
   }
   if (withPortkey) {

@@ -38,7 +38,7 @@ interface Cell {
 /** What each round measures: every available peer at 32 connections; direct, bare and toolgate at 1. */
 export function plan(available: readonly Target[]): Cell[] {
   const has = (targets: Target[]): Target[] => targets.filter((t) => available.includes(t));
-  const peers: Target[] = ['direct', 'bare', 'parse', 'toolgate', 'portkey', 'toolgate-inspector'];
+  const peers: Target[] = ['direct', 'bare', 'parse', 'toolgate', 'portkey', 'toolgate-inspector', 'toolgate-contract-off'];
   return [
     { phase: 'json', concurrency: 32, targets: has(peers) },
     { phase: 'burst', concurrency: 32, targets: has(peers) },
@@ -66,7 +66,7 @@ export async function runNode(ctx: NodeContext): Promise<NodeRun> {
   const set: ServerSet = await startServers(options, !flags.skip.has('features'), !flags.skip.has('portkey'));
   run.notes.push(...set.notes);
   try {
-    const candidates: Target[] = ['direct', 'bare', 'parse', 'toolgate', 'portkey', 'toolgate-inspector'];
+    const candidates: Target[] = ['direct', 'bare', 'parse', 'toolgate', 'portkey', 'toolgate-inspector', 'toolgate-contract-off'];
     const available = await checkSanity(set, upstream, candidates.filter((t) => t === 'direct' || set.children[t]));
     run.notes.push(...set.notes.filter((note) => !run.notes.includes(note)));
     run.sanity = set.sanity;

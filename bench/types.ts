@@ -18,6 +18,7 @@ export type Target =
   | 'parse'
   | 'toolgate'
   | 'toolgate-inspector'
+  | 'toolgate-contract-off'
   | 'portkey';
 
 /** Report order and labels. */
@@ -27,6 +28,7 @@ export const TARGET_LABEL: Record<Target, string> = {
   parse: 'JSON-parsing proxy',
   toolgate: 'toolgate',
   'toolgate-inspector': 'toolgate, inspector on',
+  'toolgate-contract-off': 'toolgate, tool contract off',
   portkey: 'Portkey',
 };
 

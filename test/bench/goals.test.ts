@@ -152,6 +152,15 @@ t.test('the inspector row is reported as its cost against the shipped config, ne
   t.equal(goal(run({ json: phase('json', rows.slice(0, 2)) }), 'toolgate-inspector-json'), undefined, 'no inspector row, no line');
 });
 
+t.test('the contract-off row is reported as what the shipped contract costs, never judged', async (t) => {
+  const rows = [row('bare', 1000), row('toolgate', 500, { cpuUsPerReq: 1000 }), row('toolgate-contract-off', 520, { cpuUsPerReq: 960 })];
+  const g = goal(run({ burst: phase('burst', rows) }), 'toolgate-contract-off-burst');
+  t.equal(g?.kind, 'info');
+  t.equal(g?.met, null);
+  t.equal(g?.target, 'the tool contract off, SSE burst, 32 connections');
+  t.equal(g?.value, '1.04× of shipped, -40 µs CPU per stream');
+});
+
 t.test('the report puts Node versions side by side and shows the peer row with its errors', async (t) => {
   const a = run({ json: phase('json', [row('bare', 1000), row('parse', 1000), row('toolgate', 900), row('portkey', 100, { errors: 3 })]) }, { node: 'Node v20.1.0', portkeyVersion: '1.15.2' });
   const b = run({ json: phase('json', [row('bare', 1000), row('parse', 1000), row('toolgate', 500)]) }, { node: 'Node v24.2.0' });

@@ -5,13 +5,13 @@ import type { Target } from '../../bench/types.js';
 // What each round measures: every peer row at 32 connections in all three modes on every Node
 // version, and direct / bare / toolgate at one connection.
 
-const ALL: Target[] = ['direct', 'bare', 'parse', 'toolgate', 'portkey', 'toolgate-inspector'];
+const ALL: Target[] = ['direct', 'bare', 'parse', 'toolgate', 'portkey', 'toolgate-inspector', 'toolgate-contract-off'];
 
 t.test('32 connections: every available peer in JSON, burst and paced; 1 connection for the TTFB', async (t) => {
   const cells = plan(ALL);
   for (const phase of ['json', 'burst', 'paced'] as const) {
     const cell = cells.find((c) => c.phase === phase && c.concurrency === 32);
-    t.same(cell?.targets, ['direct', 'bare', 'parse', 'toolgate', 'portkey', 'toolgate-inspector'], phase);
+    t.same(cell?.targets, ['direct', 'bare', 'parse', 'toolgate', 'portkey', 'toolgate-inspector', 'toolgate-contract-off'], phase);
   }
   t.same(cells.find((c) => c.phase === 'paced' && c.concurrency === 1)?.targets, ['direct', 'bare', 'toolgate'], 'TTFB at one connection');
   t.same([...new Set(cells.map((c) => c.concurrency))].sort((a, b) => a - b), [1, 32], 'no other connection counts');
