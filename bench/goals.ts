@@ -151,23 +151,14 @@ export function goalsFor(run: NodeRun): Goal[] {
   out.push(...floorLines(run));
   // One switch flipped beside the shipped config: the inspector on (what turning it on costs), the
   // tool contract off (what the shipped contract costs: checking answers, holding streamed calls).
-  const switches = [
-    { target: 'toolgate-inspector', what: 'the inspector on' },
-    { target: 'toolgate-contract-off', what: 'the tool contract off' },
-  ] as const;
-  for (const { target, what } of switches) for (const mode of ['json', 'burst'] as const) {
+  const switches = [['toolgate-inspector', 'the inspector on'], ['toolgate-contract-off', 'the tool contract off']] as const;
+  for (const [target, what] of switches) for (const mode of ['json', 'burst'] as const) {
     const row = c32(phases[mode], target);
     const base = c32(phases[mode], 'toolgate');
     if (!row || !base) continue;
     const cpu = Number(row.cpuUsPerReq) - Number(base.cpuUsPerReq);
-    out.push({
-      id: `${target}-${mode}`,
-      target: `${what}, ${mode === 'json' ? 'JSON' : 'SSE burst'}, 32 connections`,
-      value: `${x(row.ratioToToolgate)} of shipped, ${cpu >= 0 ? '+' : ''}${Math.round(cpu)} µs CPU per ${mode === 'json' ? 'request' : 'stream'}${errorNote(row)}`,
-      goal: '–',
-      met: null,
-      kind: 'info',
-    });
+    const value = `${x(row.ratioToToolgate)} of shipped, ${cpu >= 0 ? '+' : ''}${Math.round(cpu)} µs CPU per ${mode === 'json' ? 'request' : 'stream'}${errorNote(row)}`;
+    out.push({ id: `${target}-${mode}`, target: `${what}, ${mode === 'json' ? 'JSON' : 'SSE burst'}, 32 connections`, value, goal: '–', met: null, kind: 'info' });
   }
   return out;
 }

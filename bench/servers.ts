@@ -116,16 +116,13 @@ export async function startServers(options: StartOptions, withFeatures: boolean,
   set.children.bare = await startBare(options);
   set.children.parse = await startBare(options, true);
   set.children.toolgate = await startGateway(options, 'toolgate');
-  if (withFeatures) {
+  // One switch flipped beside the shipped config per row: the inspector on, the tool contract off.
+  const switches = [['toolgate-inspector', 'inspector', true], ['toolgate-contract-off', 'contract', false]] as const;
+  for (const [target, section, enabled] of withFeatures ? switches : []) {
     try {
-      set.children['toolgate-inspector'] = await startGateway(options, 'toolgate-inspector', [[['inspector', 'enabled'], true]]);
+      set.children[target] = await startGateway(options, target, [[[section, 'enabled'], enabled]]);
     } catch (error) {
-      set.notes.push(`inspector row skipped: config \`inspector: { enabled: true }\` rejected (${reasonOf(error)})`);
-    }
-    try {
-      set.children['toolgate-contract-off'] = await startGateway(options, 'toolgate-contract-off', [[['contract', 'enabled'], false]]);
-    } catch (error) {
-      set.notes.push(`contract row skipped: config \`contract: { enabled: false }\` rejected (${reasonOf(error)})`);
+      set.notes.push(`${section} row skipped: config \`${section}: { enabled: ${enabled} }\` rejected (${reasonOf(error)})`);
     }
   }
   if (withPortkey) {
