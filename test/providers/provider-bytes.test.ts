@@ -3,6 +3,8 @@ import t from 'tap';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { startRawUpstream } from '../helpers/raw-upstream.js';
 import { metricValue } from '../metrics/parse-exposition.js';
+import { LAST_MILE_CASES } from '../toolcalls/fixtures-last-mile.js';
+import { TOOLS } from '../toolcalls/helpers.js';
 
 // Answers shaped like what real OpenAI-compatible providers send (from their documented wire
 // formats), replayed through toolgate: each comes out spec-shaped, as JSON and as SSE, and every
@@ -293,6 +295,39 @@ t.test('gpt-oss harmony channels in content: final is the content, analysis the 
         t.equal(got.content, null, `${kind} (${how}): nothing else was said`);
         t.same(got.tool_calls?.map((call) => [call.function.name, JSON.parse(call.function.arguments) as unknown]), [['get_weather', { city: 'Paris' }]], `${kind} (${how}): the call`);
       }
+    }
+  }
+});
+
+// The text-call last mile on the wire: an open model's calls written as text in `content`, through
+// an OpenAI-compatible host without a tool parser, JSON and SSE (token-sized deltas), the stream
+// read with the SDK's helper. Cases from test/toolcalls/fixtures-last-mile.ts.
+const WIRE_CASES = LAST_MILE_CASES.filter((c) => c.title.startsWith('Step-3: calls without') || c.title.startsWith('MiniMax M2: an indented'));
+
+t.test('last-mile text calls on the wire: JSON and the SDK stream helper agree with the parser', async (t) => {
+  t.equal(WIRE_CASES.length, 2);
+  const fixtures: Record<string, Fixture> = {};
+  WIRE_CASES.forEach((c, i) => {
+    fixtures[`open-model-${i}-json`] = harmonyJson(c.text);
+    fixtures[`open-model-${i}-sse`] = sse([
+      { ...HARMONY_HEAD, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] },
+      ...(c.text.match(/[\s\S]{1,5}/g) ?? []).map((piece) => ({ ...HARMONY_HEAD, choices: [{ index: 0, delta: { content: piece }, finish_reason: null }] })),
+      { ...HARMONY_HEAD, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] },
+    ]);
+  });
+  const { gw, sdk } = await gatewayFor(fixtures, t);
+  for (const [i, c] of WIRE_CASES.entries()) {
+    const ask = { messages: [{ role: 'user' as const, content: 'go' }], tools: TOOLS };
+    const response = await fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: `up/open-model-${i}-json`, ...ask }),
+    });
+    const whole = ((await response.json()) as { choices: Array<{ message: { content: string | null; tool_calls?: Array<{ function: { name: string; arguments: string } }> } }> }).choices[0].message;
+    const streamed = (await sdk.chat.completions.stream({ model: `up/open-model-${i}-sse`, ...ask }).finalChatCompletion()).choices[0].message;
+    for (const [how, got] of [['JSON', whole], ['SSE', streamed]] as const) {
+      t.same(got.tool_calls?.map((call) => ({ name: call.function.name, args: JSON.parse(call.function.arguments) as unknown })), c.calls, `${c.title} (${how}): the calls`);
+      t.equal(got.content, c.content ?? null, `${c.title} (${how}): the content`);
     }
   }
 });

@@ -184,4 +184,20 @@ export const LAST_MILE_CASES: LastMileCase[] = [
     calls: [{ name: 'search_procedure', args: { query: 'сброс пароля' } }],
     content: 'Проверяю.',
   },
+  // ---- Step-3 without the call type, a separator between calls (vLLM's step3 tests write them so) ----
+  {
+    title: 'Step-3: calls without function<｜tool_sep｜>, a <｜tool_sep｜> between them',
+    format: 'step3',
+    text: 'Checking.\n<｜tool_calls_begin｜><｜tool_call_begin｜><steptml:invoke name="get_weather"><steptml:parameter name="city">Tokyo</steptml:parameter></steptml:invoke><｜tool_call_end｜><｜tool_sep｜><｜tool_call_begin｜><steptml:invoke name="get_time"><steptml:parameter name="zone">Asia/Tokyo</steptml:parameter></steptml:invoke><｜tool_call_end｜><｜tool_calls_end｜>',
+    calls: [W('Tokyo'), T({ zone: 'Asia/Tokyo' })],
+    content: 'Checking.\n',
+  },
+  // ---- MiniMax M2: an indented call has indented values (stripped, as MiniMax's guide and vLLM do) ----
+  {
+    title: 'MiniMax M2: an indented call after prose',
+    format: 'minimax-m2',
+    text: 'Here is the weather:\n  <minimax:tool_call>\n  <invoke name="get_weather">\n  <parameter name="city">\n  New York, NY\n  </parameter>\n  <parameter name="days">\n  2\n  </parameter>\n  </invoke>\n  </minimax:tool_call>',
+    calls: [W('New York, NY', { days: 2 })],
+    content: 'Here is the weather:\n  ',
+  },
 ];
