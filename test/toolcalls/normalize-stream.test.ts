@@ -238,9 +238,7 @@ t.test('a native call streamed in many fragments holds about its characters', as
   const fragments = 1000;
   // Fragments made ahead (the chunks are dropped after each push, as the pipeline drops them).
   const pieces = Array.from({ length: fragments }, (_, i) => `${i % 10}`.padEnd(6, 'y'));
-  const before = await settledHeap();
-  const kept = [];
-  for (let n = 0; n < normalizers; n++) {
+  const streamed = () => {
     const normalizer = createStreamNormalizer(normalizeContext(TOOLS));
     const out: ChatChunk[] = [];
     normalizer.push(chunk({ tool_calls: [{ index: 0, id: 'call_abcdefghijklmnopqrstuvwx', type: 'function', function: { name: 'write_file', arguments: '{"path":"a","content":"' } }] }), out);
@@ -249,8 +247,14 @@ t.test('a native call streamed in many fragments holds about its characters', as
       // A string of its own per fragment, as each event's would be.
       normalizer.push(chunk({ tool_calls: [{ index: 0, function: { arguments: ` ${piece}`.slice(1) } }] }), out);
     }
-    kept.push(normalizer);
-  }
+    return normalizer;
+  };
+  // One stream first, outside the count: the code it compiles (more of it under c8's coverage) is
+  // not what a stream holds.
+  streamed().end([]);
+  const before = await settledHeap();
+  const kept = [];
+  for (let n = 0; n < normalizers; n++) kept.push(streamed());
   const held = ((await settledHeap()) - before) / normalizers;
   for (const normalizer of kept) normalizer.end([]);
   t.equal(kept.length, normalizers);
