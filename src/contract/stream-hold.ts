@@ -1,5 +1,5 @@
 import type { AssistantMessage, ChatChunk, ChunkChoice, FinishReason, ToolCall } from '../api/chat-types.js';
-import { isCutOff } from '../toolcalls/normalize-decisions.js';
+import { finishReasonFor, isCutOff } from '../toolcalls/normalize-decisions.js';
 
 // One streamed answer on its way through the contract: content (and every other delta field)
 // goes on as it comes; tool-call deltas, the finish_reason and the usage chunk are held until
@@ -122,8 +122,10 @@ export class StreamHold {
         const { function: fn, ...fields } = call;
         out.push({ ...base, choices: [{ index, delta: { tool_calls: [{ ...fields, index: position, type: 'function', function: { name: fn.name, arguments: fn.arguments } }] }, finish_reason: null }] });
       });
-      // A cut-off answer keeps saying so; otherwise calls finish with tool_calls, none with stop.
-      const finish: FinishReason = isCutOff(held.finish) ? (held.finish as FinishReason) : calls.length > 0 ? 'tool_calls' : held.finish === 'tool_calls' || held.finish === null ? 'stop' : held.finish;
+      // The chat path's decision (a cut-off answer keeps saying so; calls finish with tool_calls); with
+      // no call left (none, or all trimmed) a missing or `tool_calls` reason becomes stop.
+      const decided = finishReasonFor(held.finish, calls.length > 0);
+      const finish: FinishReason = decided === null || (decided === 'tool_calls' && calls.length === 0) ? 'stop' : decided;
       out.push({ ...base, choices: [{ index, delta: {}, finish_reason: finish }], ...(warnings ? { toolgate_warnings: warnings } : {}) });
     }
     if (this.usageChunk) out.push(this.usageChunk);

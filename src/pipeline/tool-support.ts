@@ -33,7 +33,7 @@ const MAX_MESSAGE = 2_000;
 
 /**
  * Whether an upstream error says the model itself cannot take native tools, in words that are not in
- * `request` (the body sent upstream: any of its strings could be echoed back in the message).
+ * `request` (the body sent upstream: each of its strings could be echoed back in the message).
  */
 export function saysNoToolSupport(error: unknown, request?: unknown): boolean {
   if (!(error instanceof GatewayError) || error.status !== 400 || error.kind !== 'upstream_status') return false;

@@ -1,6 +1,5 @@
 import { skipWhitespace } from '../text/json-scan.js';
-import type { ParsedCall } from '../types.js';
-import type { ParseContext } from '../types.js';
+import type { ParseContext, ParsedCall } from '../types.js';
 import { defineFormat } from './define.js';
 import { type WrittenArgCall, callOf, readArgCall } from './glm45.js';
 import { jsonWrappedFormats } from './json-wrapped.js';
