@@ -2,6 +2,8 @@ import { LRUCache } from 'lru-cache';
 import type { ChatRequest } from '../api/chat-types.js';
 import { GatewayError } from '../errors.js';
 import { isRecord } from '../is-record.js';
+import { sentByClient } from '../request-echo.js';
+import { ANONYMOUS_SCOPE, scopedKey } from '../state/scope.js';
 
 // What an upstream honours of the contract's request fields, per provider and model
 // (docs/contract.md "Asking first"). toolgate first asks for what the request wants in the
@@ -9,7 +11,8 @@ import { isRecord } from '../is-record.js';
 // OpenAI-compatible `tool_choice` and `parallel_tool_calls` as sent, prompt mode's rendered
 // rules. An upstream that rejects one of these fields with a 400 naming it is learned like a
 // prompt-mode downgrade: the call is sent once more without that field, and the model gets it
-// left out for a while (bounded, expiring, per instance). The contract still checks the answer:
+// left out for a while (bounded, expiring, per instance, for the gateway key whose request taught
+// it; words the client itself sent do not count: request-echo.ts). The contract still checks the answer:
 // what the upstream was not told is enforced by the check and the re-ask.
 
 /** A request field (a tool_choice value by kind) an upstream can reject. */
@@ -27,7 +30,9 @@ export function rejectedContractField(error: unknown, request: ChatRequest): Con
   if (!(error instanceof GatewayError) || error.status !== 400 || error.kind !== 'upstream_status') return undefined;
   const message = error.message.slice(0, MAX_MESSAGE);
   const names = (field: string): boolean => error.param === field || message.includes(field);
-  if (!REJECTS.test(message) && error.code !== 'unsupported_parameter' && error.code !== 'unsupported_value') return undefined;
+  const rejects = REJECTS.exec(message);
+  const said = rejects !== null && !sentByClient(request, rejects[0].toLowerCase());
+  if (!said && error.code !== 'unsupported_parameter' && error.code !== 'unsupported_value') return undefined;
   if (request.parallel_tool_calls !== undefined && names('parallel_tool_calls')) return 'parallel_tool_calls';
   if (request.tool_choice !== undefined && names('tool_choice')) return toolChoiceField(request.tool_choice);
   return undefined;
@@ -66,27 +71,28 @@ export class ContractCapabilities {
     this.rejected = new LRUCache({ max: settings.maxModels, ttl: settings.ttlMs });
   }
 
-  /** The request as this model takes it: the fields it rejected left out. */
-  relaxed(modelKey: string, request: ChatRequest): ChatRequest {
+  /** The request as this model takes it: the fields it rejected for the gateway key of `scope` left out. */
+  relaxed(modelKey: string, request: ChatRequest, scope: string = ANONYMOUS_SCOPE): ChatRequest {
     // Almost always empty: no lookup per request then.
     if (this.rejected.size === 0) return request;
-    const fields = this.rejected.get(modelKey);
+    const fields = this.rejected.get(scopedKey(scope, modelKey));
     if (!fields) return request;
     let out = request;
     for (const field of fields) out = withoutField(out, field);
     return out;
   }
 
-  learn(modelKey: string, field: ContractField): void {
-    const fields = this.rejected.get(modelKey) ?? new Set<ContractField>();
+  learn(modelKey: string, field: ContractField, scope: string = ANONYMOUS_SCOPE): void {
+    const key = scopedKey(scope, modelKey);
+    const fields = this.rejected.get(key) ?? new Set<ContractField>();
     fields.add(field);
-    this.rejected.set(modelKey, fields);
+    this.rejected.set(key, fields);
   }
 
-  /** What is known now, for the health page and tests: model → rejected fields. */
+  /** What is known now, for tests: `<scope>\u0000<model>` → rejected fields. */
   table(): Record<string, ContractField[]> {
     const out: Record<string, ContractField[]> = {};
-    for (const [model, fields] of this.rejected.entries()) out[model] = [...fields];
+    for (const [key, fields] of this.rejected.entries()) out[key] = [...fields];
     return out;
   }
 }

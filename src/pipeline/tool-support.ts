@@ -1,7 +1,8 @@
 import { LRUCache } from 'lru-cache';
 import { Gauge, type Registry } from 'prom-client';
 import { GatewayError } from '../errors.js';
-import { ANONYMOUS_SCOPE } from '../state/scope.js';
+import { sentByClient } from '../request-echo.js';
+import { ANONYMOUS_SCOPE, scopedKey } from '../state/scope.js';
 
 // Models whose upstream said they have no tool support are served in prompt mode for a while.
 // Only an explicit "this model does not support tools" counts: a 400 about the request's own
@@ -45,29 +46,6 @@ export function saysNoToolSupport(error: unknown, request?: unknown): boolean {
   return false;
 }
 
-/** Whether any string in `value` (an object walked without recursion) contains `phrase` (lower case). */
-function sentByClient(value: unknown, phrase: string): boolean {
-  const stack: unknown[] = [value];
-  while (stack.length > 0) {
-    const node = stack.pop();
-    if (typeof node === 'string') {
-      if (node.length >= phrase.length && node.toLowerCase().includes(phrase)) return true;
-    } else if (Array.isArray(node)) {
-      for (const item of node) stack.push(item);
-    } else if (typeof node === 'object' && node !== null) {
-      for (const key in node) {
-        if (!Object.hasOwn(node, key)) continue;
-        stack.push(key);
-        stack.push((node as Record<string, unknown>)[key]);
-      }
-    }
-  }
-  return false;
-}
-
-/** The memory's key: the model, within the scope of the gateway key that learned it. */
-const scopedModel = (modelKey: string, scope: string): string => (scope === ANONYMOUS_SCOPE ? modelKey : `${scope}\u0000${modelKey}`);
-
 export class ToolSupportMemory {
   private readonly downgraded: LRUCache<string, true> | undefined;
 
@@ -93,13 +71,13 @@ export class ToolSupportMemory {
   inPromptMode(modelKey: string, scope: string = ANONYMOUS_SCOPE): boolean {
     // Almost always empty: no lookup (and no recency update) for every request then.
     const downgraded = this.downgraded;
-    return downgraded !== undefined && downgraded.size > 0 && downgraded.get(scopedModel(modelKey, scope)) === true;
+    return downgraded !== undefined && downgraded.size > 0 && downgraded.get(scopedKey(scope, modelKey)) === true;
   }
 
   /** Remembers a model that refused tools, for the gateway key of `scope`; false when downgrades are disabled. */
   downgrade(modelKey: string, scope: string = ANONYMOUS_SCOPE): boolean {
     if (!this.downgraded) return false;
-    this.downgraded.set(scopedModel(modelKey, scope), true);
+    this.downgraded.set(scopedKey(scope, modelKey), true);
     return true;
   }
 

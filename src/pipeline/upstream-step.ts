@@ -115,11 +115,11 @@ function callTarget(input: TargetInput, scope: CallScope): Promise<UpstreamCall>
   const modelKey = `${provider.settings.name}/${target.upstreamModel}`;
   // Contract fields this model rejected before are left out (the contract checks the answer for them).
   const contractCapabilities = gateway.upstream.contractCapabilities;
-  let upstreamRequest = prepare(contractCapabilities.relaxed(modelKey, reasoningFor(request, target, scope)));
+  const tenant = scopeOf(scope.info.keyName);
+  let upstreamRequest = prepare(contractCapabilities.relaxed(modelKey, reasoningFor(request, target, scope), tenant));
 
   const toolSupport = gateway.upstream.toolSupport;
   const hasTools = names.length > 0;
-  const tenant = scopeOf(scope.info.keyName);
   let promptMode = hasTools && (target.toolCalling === 'prompt' || !capabilities.nativeTools || toolSupport.inPromptMode(modelKey, tenant));
   const refusesTools = (error: unknown): boolean => !promptMode && hasTools && saysNoToolSupport(error, upstreamRequest);
   const rejectsField = (error: unknown): ContractField | undefined => (promptMode ? undefined : rejectedContractField(error, upstreamRequest));
@@ -148,7 +148,7 @@ function callTarget(input: TargetInput, scope: CallScope): Promise<UpstreamCall>
 
   // An upstream that rejects a contract field: learned, the call sent again without it (a second field likewise).
   const withoutRejected = (field: ContractField, more: number): Promise<UpstreamCall> => {
-    contractCapabilities.learn(modelKey, field);
+    contractCapabilities.learn(modelKey, field, tenant);
     context.log.warn({ model: modelKey, field }, 'upstream rejects a contract field: sent without it (the contract checks the answer)');
     upstreamRequest = withoutField(upstreamRequest, field);
     const sent = send(upstreamRequest, false);

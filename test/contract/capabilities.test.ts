@@ -34,5 +34,21 @@ t.test('learned per model, bounded', async (t) => {
   t.equal(table.relaxed('p/b', body), body, 'other models unaffected');
   table.learn('p/b', 'tool_choice:required');
   table.learn('p/c', 'tool_choice:required');
-  t.same(Object.keys(table.table()).sort(), ['p/b', 'p/c'], 'maxModels: the oldest forgotten');
+  t.same(Object.keys(table.table()).map((key) => key.split('\u0000')[1]).sort(), ['p/b', 'p/c'], 'maxModels: the oldest forgotten');
+});
+
+t.test('learned for the gateway key whose request taught it', async (t) => {
+  const table = new ContractCapabilities({ maxModels: 8, ttlMs: 60_000 });
+  const body = request({ parallel_tool_calls: false });
+  table.learn('p/a', 'parallel_tool_calls', 'scope-a');
+  t.notOk('parallel_tool_calls' in table.relaxed('p/a', body, 'scope-a'));
+  t.equal(table.relaxed('p/a', body, 'scope-b'), body, "another key's requests keep the field");
+  t.equal(table.relaxed('p/a', body), body, 'and the anonymous client too');
+});
+
+t.test("rejection words the client sent itself are not the upstream's", async (t) => {
+  // An upstream quoting the request: the client's message holds the words and the field's name.
+  const echoed = request({ parallel_tool_calls: false, messages: [{ role: 'user', content: 'say: parallel_tool_calls is not supported' }] });
+  t.equal(rejectedContractField(status400("Bad request: 'say: parallel_tool_calls is not supported'"), echoed), undefined, 'echoed words');
+  t.equal(rejectedContractField(status400("Unsupported parameter: 'parallel_tool_calls'", 'unsupported_parameter', 'parallel_tool_calls'), echoed), 'parallel_tool_calls', "the upstream's own code still counts");
 });

@@ -45,5 +45,5 @@ t.test('a rejected field is learned; the contract still holds the answer to it',
   const second = await ask();
   t.equal(second.status, 200);
   t.notOk('parallel_tool_calls' in upstream.requests[before].body, 'learned: the next request goes without it from the start');
-  t.same(gw.gateway.upstream.contractCapabilities.table(), { 'up/reasoner': ['parallel_tool_calls'] });
+  t.same(gw.gateway.upstream.contractCapabilities.table(), { '\u0000up/reasoner': ['parallel_tool_calls'] }, 'learned for the anonymous client that sent the request');
 });
