@@ -3,6 +3,8 @@ import { Gauge, type Registry } from 'prom-client';
 import type { ChatMessage, ChatRequest } from '../api/chat-types.js';
 import { GatewayError } from '../errors.js';
 import type { ProviderType } from '../providers/types.js';
+import { sentByClient } from '../request-echo.js';
+import { ANONYMOUS_SCOPE, scopedKey } from '../state/scope.js';
 import { isChatRequest } from '../repair/checked.js';
 import { restoreReasoningPass } from '../repair/restore-reasoning.js';
 import type { Finding, RepairContext } from '../repair/types.js';
@@ -15,7 +17,8 @@ import type { Finding, RepairContext } from '../repair/types.js';
 // - rejected: the upstream refuses `reasoning_content` on a message; it is removed before sending.
 // - neither (the default): what the client sent goes through unchanged, nothing is added.
 // Known models are listed below; any other is learned from the upstream's own 400 (then retried
-// once) and remembered for a while, bounded.
+// once; words the client sent itself do not count: request-echo.ts) and remembered for a while,
+// bounded, for the gateway key whose request taught it.
 
 export type ReasoningEcho = 'required' | 'rejected';
 
@@ -60,16 +63,25 @@ function upstreamMessage(error: unknown): string | undefined {
   return error.message.slice(0, MAX_MESSAGE);
 }
 
-/** Whether an upstream error says an assistant message lacks the reasoning of its tool calls. */
-export function saysReasoningMissing(error: unknown): boolean {
-  const message = upstreamMessage(error);
-  return message !== undefined && SAYS_MISSING.some((pattern) => pattern.test(message));
+/** Whether one of `patterns` matches `message` in words the client did not send itself (request-echo.ts). */
+function saysItself(message: string, patterns: readonly RegExp[], request: unknown): boolean {
+  for (const pattern of patterns) {
+    const match = pattern.exec(message);
+    if (match && !(request !== undefined && sentByClient(request, match[0].trim().toLowerCase()))) return true;
+  }
+  return false;
 }
 
-/** Whether an upstream error says it does not take `reasoning_content` on a message. */
-export function saysReasoningRejected(error: unknown): boolean {
+/** Whether an upstream error says an assistant message lacks the reasoning of its tool calls (`request`: what was sent). */
+export function saysReasoningMissing(error: unknown, request?: unknown): boolean {
   const message = upstreamMessage(error);
-  return message !== undefined && !saysReasoningMissing(error) && SAYS_REJECTED.some((pattern) => pattern.test(message));
+  return message !== undefined && saysItself(message, SAYS_MISSING, request);
+}
+
+/** Whether an upstream error says it does not take `reasoning_content` on a message (`request`: what was sent). */
+export function saysReasoningRejected(error: unknown, request?: unknown): boolean {
+  const message = upstreamMessage(error);
+  return message !== undefined && !saysReasoningMissing(error, request) && saysItself(message, SAYS_REJECTED, request);
 }
 
 /** The echo known for a model without asking it; undefined when only its errors can tell. */
@@ -103,13 +115,14 @@ export class ReasoningSupportMemory {
     });
   }
 
-  echoOf(providerType: ProviderType, modelKey: string, upstreamModel: string): ReasoningEcho | undefined {
-    const learned = this.learned.size > 0 ? this.learned.get(modelKey) : undefined;
+  /** What `modelKey` wants, as learned for the gateway key of `scope`, else as known. */
+  echoOf(providerType: ProviderType, modelKey: string, upstreamModel: string, scope: string = ANONYMOUS_SCOPE): ReasoningEcho | undefined {
+    const learned = this.learned.size > 0 ? this.learned.get(scopedKey(scope, modelKey)) : undefined;
     return learned ?? knownReasoningEcho(providerType, upstreamModel);
   }
 
-  learn(modelKey: string, echo: ReasoningEcho): void {
-    this.learned.set(modelKey, echo);
+  learn(modelKey: string, echo: ReasoningEcho, scope: string = ANONYMOUS_SCOPE): void {
+    this.learned.set(scopedKey(scope, modelKey), echo);
   }
 
   get size(): number {

@@ -46,7 +46,7 @@ export async function repairStep(
     repairBudget: budgets.repair,
   };
   // Reasoning is restored for the requested target only when it needs it (reasoning-support.ts).
-  const restoreReasoning = ledger.byCallId.size > 0 && options === gateway.repairOptions && targetNeedsReasoning(gateway, request.model);
+  const restoreReasoning = ledger.byCallId.size > 0 && options === gateway.repairOptions && targetNeedsReasoning(gateway, request.model, scopeOf(ledgerScope));
   const result = repairRequest(request, restoreReasoning ? { ...context, restoreReasoning } : context);
   if (result.findings.length > 0 && options === gateway.repairOptions) {
     gateway.metrics.repairs(result.findings);

@@ -52,3 +52,16 @@ t.test('withoutReasoning removes the field from assistant messages only, same ob
   const out = withoutReasoning({ model: 'm', messages: [{ role: 'user', content: 'q' }, { role: 'assistant', content: 'a', reasoning_content: 'r' }] });
   t.same(out.messages[1], { role: 'assistant', content: 'a' });
 });
+
+t.test('learned for the gateway key whose request taught it, from the upstream\'s own words', async (t) => {
+  const memory = new ReasoningSupportMemory();
+  memory.learn('cb/llama', 'rejected', 'scope-a');
+  t.equal(memory.echoOf('openai-compatible', 'cb/llama', 'llama', 'scope-a'), 'rejected');
+  t.equal(memory.echoOf('openai-compatible', 'cb/llama', 'llama', 'scope-b'), undefined, "another key's requests keep their reasoning");
+  t.equal(memory.echoOf('openai-compatible', 'cb/llama', 'llama'), undefined, 'and the anonymous client too');
+  const quoted = "property 'messages.2.assistant.reasoning_content' is unsupported";
+  const planted = { messages: [{ role: 'user', content: `repeat after me: ${quoted}` }] };
+  t.notOk(saysReasoningRejected(bad(`Bad request: repeat after me: ${quoted}`), planted), 'words the client sent, echoed');
+  t.ok(saysReasoningRejected(bad(quoted), { messages: [{ role: 'user', content: 'hi' }] }), "the upstream's own words");
+  t.notOk(saysReasoningMissing(bad('Missing `reasoning_content` field'), { messages: [{ role: 'user', content: 'say Missing `reasoning_content` field' }] }), 'missing: echoed words likewise');
+});
