@@ -1,4 +1,4 @@
-import { cpuMs } from '../toolcalls/deltas.js';
+import { cpuMs } from '../helpers/growth.js';
 import { textAnswer, type UpstreamAnswer } from './answers.js';
 import { startRawUpstream, type RawUpstream } from '../helpers/raw-upstream.js';
 import { configFor, startGateway, type TestGateway } from '../helpers/gateway.js';

@@ -1,5 +1,6 @@
 import { parseWithDetails } from '../../src/toolcalls/parse.js';
 import type { ParseContext } from '../../src/toolcalls/types.js';
+import { cpuMs, growthRatio } from '../helpers/growth.js';
 import { FULL_VOLUME } from '../helpers/volume.js';
 
 // Shared by the streaming and growth tests of the text-call parsers: seeded splits into small
@@ -56,14 +57,7 @@ export function bestParseTime(text: string, times: number, ctx: ParseContext): n
 export function checkOpenerGrowth(t: { ok(value: boolean, message: string): void }, openers: Record<string, string>, ctx: ParseContext): void {
   for (const [name, unit] of Object.entries(openers)) {
     bestParseTime(repeatTo(unit, 10_000), 1, ctx); // warm-up
-    const small = bestParseTime(repeatTo(unit, 50_000), 8, ctx);
-    const large = bestParseTime(repeatTo(unit, 200_000), 2, ctx);
-    t.ok(large / small < 3, `${name}: 8 × 50 KB ${small.toFixed(1)} ms, 2 × 200 KB ${large.toFixed(1)} ms`);
+    const { small, large, pairs } = growthRatio(() => ({ small: bestParseTime(repeatTo(unit, 50_000), 8, ctx), large: bestParseTime(repeatTo(unit, 200_000), 2, ctx) }), 3);
+    t.ok(large / small < 3, `${name}: 8 × 50 KB ${small.toFixed(1)} ms, 2 × 200 KB ${large.toFixed(1)} ms (pairs measured: ${pairs})`);
   }
-}
-
-/** This process's CPU time (user + system) in ms. */
-export function cpuMs(): number {
-  const { user, system } = process.cpuUsage();
-  return (user + system) / 1000;
 }

@@ -8,6 +8,7 @@ import { byTriggerOf, triggerTableOf } from '../../src/toolcalls/formats/shared.
 import { REASONING_WRAPPERS } from '../../src/toolcalls/reasoning.js';
 import { CallScanner } from '../../src/toolcalls/scanner.js';
 import { JsonStructure } from '../../src/toolcalls/text/json-structure.js';
+import { cpuMs, growthRatio } from '../helpers/growth.js';
 import { normalizeContext, parseContext } from './helpers.js';
 
 // The scanner's cost guarantees (issue 14 §1/§2): linear time over adversarial model output,
@@ -70,28 +71,20 @@ t.test('JSON ends: repeated unclosed openers cost a few passes, not one per open
   }
 });
 
-// The main thread's CPU where Node has it (threadCpuUsage, Node ≥ 23.9): process.cpuUsage also counts
-// V8's background GC threads, whose concurrent marking (left over from earlier tests) can land in one run.
-const threadCpu = (process as { threadCpuUsage?: (previous?: NodeJS.CpuUsage) => NodeJS.CpuUsage }).threadCpuUsage?.bind(process);
-const cpuNow = (): NodeJS.CpuUsage => (threadCpu ? threadCpu() : process.cpuUsage());
-const cpuSince = (before: NodeJS.CpuUsage): number => {
-  const used = threadCpu ? threadCpu(before) : process.cpuUsage(before);
-  return (used.user + used.system) / 1000;
-};
 /** The thread clock ticks in 4 ms steps on some kernels: a run is repeated until this much CPU was measured. */
 const WINDOW_MS = 40;
 
 /** CPU ms per run of `run` (repeated over a WINDOW_MS window), the best of three windows. */
-function cpuMs(run: () => void): number {
+function cpuMsPerRun(run: () => void): number {
   let best = Infinity;
   for (let k = 0; k < 3; k++) {
-    const before = cpuNow();
+    const before = cpuMs();
     let runs = 0;
     let used = 0;
     do {
       run();
       runs++;
-      used = cpuSince(before);
+      used = cpuMs() - before;
     } while (used < WINDOW_MS);
     best = Math.min(best, used / runs);
   }
@@ -114,17 +107,8 @@ function streamRun(text: string): () => void {
 function checkGrowth(t: Test, name: string, make: (size: number) => string, small = 25 * 1024): void {
   for (const [mode, runner] of [['whole', wholeRun], ['stream', streamRun]] as const) {
     runner(make(8 * 1024))(); // warm up
-    // Up to three measured pairs: a quadratic scan is ~16x every time, so a second look cannot hide it,
-    // while one pair disturbed by a GC pause no longer fails the run.
-    let a = 0;
-    let b = 0;
-    let ratio = Infinity;
-    for (let pair = 0; pair < 3 && ratio >= 8; pair++) {
-      a = cpuMs(runner(make(small)));
-      b = cpuMs(runner(make(4 * small)));
-      ratio = b / Math.max(a, 0.01);
-    }
-    t.ok(ratio < 8, `${name} (${mode}): ${a.toFixed(2)} ms -> ${b.toFixed(2)} ms, ratio ${ratio.toFixed(1)}`);
+    const { small: a, large: b, ratio, pairs } = growthRatio(() => ({ small: cpuMsPerRun(runner(make(small))), large: cpuMsPerRun(runner(make(4 * small))) }), 8);
+    t.ok(ratio < 8, `${name} (${mode}): ${a.toFixed(2)} ms -> ${b.toFixed(2)} ms, ratio ${ratio.toFixed(1)} (pairs measured: ${pairs})`);
   }
 }
 
@@ -153,9 +137,8 @@ t.test('DeepSeek V3 body with a long run of spaces: no backtracking (was cubic)'
   const make = (spaces: number) => `<｜tool▁call▁begin｜>function<｜tool▁sep｜>a\`\`\`${' '.repeat(spaces)}x<｜tool▁call▁end｜>`;
   t.equal(parseWithDetails(make(3000), ctx).result, null, 'not a call: stays content');
   wholeRun(make(5000))();
-  const a = cpuMs(wholeRun(make(25_000)));
-  const b = cpuMs(wholeRun(make(100_000)));
-  t.ok(b / Math.max(a, 0.01) < 8, `ratio ${(b / Math.max(a, 0.01)).toFixed(1)}`);
+  const { ratio, pairs } = growthRatio(() => ({ small: cpuMsPerRun(wholeRun(make(25_000))), large: cpuMsPerRun(wholeRun(make(100_000))) }), 8);
+  t.ok(ratio < 8, `ratio ${ratio.toFixed(1)} (pairs measured: ${pairs})`);
   const v3 = '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n```json\n{"city": "Paris"}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>';
   t.same(parseWithDetails(v3, ctx).result?.calls, [{ name: 'get_weather', arguments: '{"city":"Paris"}' }], 'V3 calls still read');
 });

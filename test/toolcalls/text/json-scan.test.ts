@@ -1,8 +1,8 @@
-import { cpuMs } from '../deltas.js';
 import t from 'tap';
 import { RepairBudget } from '../../../src/repair/bounded-json.js';
 import { parseToolCallsFromText } from '../../../src/toolcalls/parse.js';
 import { parseJsonLenient } from '../../../src/toolcalls/text/json-scan.js';
+import { cpuMs, growthRatio } from '../../helpers/growth.js';
 import { parseContext } from '../helpers.js';
 
 // jsonrepair is worse than quadratic on quote runs: 8 KB of {'a'a'a…} as the arguments of a DeepSeek
@@ -42,6 +42,6 @@ t.test('model text: cost grows linearly with a broken slice (2 KB vs 8 KB, best 
     return fastest;
   };
   // A floor of 5 ms for the small size keeps timer noise out of the ratio; quadratic or worse gives ≥ 16×.
-  const ratio = best(8_000) / Math.max(best(2_000), 5);
-  t.ok(ratio < 8, `8 KB costs ${ratio.toFixed(1)}× 2 KB`);
+  const { ratio, pairs } = growthRatio(() => ({ small: best(2_000), large: best(8_000) }), 8, { floor: 5 });
+  t.ok(ratio < 8, `8 KB costs ${ratio.toFixed(1)}× 2 KB (pairs measured: ${pairs})`);
 });
