@@ -105,8 +105,15 @@ auth:
     t.equal(refused.json.error.code, 'state_unavailable');
 
     await redis.restart();
-    await new Promise((r) => setTimeout(r, 600));
-    const back = await chat(a, { model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'Weather in Rome?' }], tools: TOOLS });
-    t.equal(back.status, 200, 'reconnected');
+    // The clients retry with a growing delay (up to 2 s): a response that A stores and B reads back
+    // proves both reconnected. Asked until it works, within a deadline, not after a fixed sleep.
+    const deadline = Date.now() + 15_000;
+    let shared = 0;
+    while (shared !== 200 && Date.now() < deadline) {
+      const stored = await post(a.url, '/v1/responses', { model: 'openai/gpt-4o-mini', input: 'back?' }, KEY);
+      if (stored.status === 200) shared = (await fetch(`${b.url}/v1/responses/${stored.json.id}`, { headers: KEY })).status;
+      if (shared !== 200) await new Promise((r) => setTimeout(r, 100));
+    }
+    t.equal(shared, 200, 'reconnected: a response stored by A is read by B');
   });
 });
