@@ -185,7 +185,8 @@ models:
     body: JSON.stringify({ model: 'fake/slow-retry', messages: USER }),
     signal: abort.signal,
   }).catch(() => 'aborted');
-  await new Promise((r) => setTimeout(r, 200));
+  // Left once the first attempt failed: during the 0.8 s backoff (however long the attempt took to start).
+  while (times.length === 0) await new Promise((r) => setTimeout(r, 10));
   abort.abort();
   t.equal(await pending, 'aborted');
   await new Promise((r) => setTimeout(r, 900));
