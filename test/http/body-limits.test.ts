@@ -7,6 +7,7 @@ import { startGateway } from '../helpers/gateway.js';
 // request bodies that trickle in slowly are cut off by the request timeout.
 
 const LIMIT = 64 * 1024;
+// Short timeouts for the trickle tests.
 const gw = await startGateway({
   yaml: `server:\n  host: 127.0.0.1\n  port: 0\n  bodyLimitBytes: ${LIMIT}
   requestTimeoutMs: 1000
@@ -15,6 +16,14 @@ const gw = await startGateway({
 });
 t.teardown(() => gw.close());
 const { port } = new URL(gw.url);
+// The 413 tests upload 16 MB each: on a loaded machine that can take longer than the trickle tests'
+// 1 s request timeout (a 408 then, rightly). Their own gateway keeps the default timeouts.
+const roomy = await startGateway({
+  yaml: `server:\n  host: 127.0.0.1\n  port: 0\n  bodyLimitBytes: ${LIMIT}\nproviders:\n  simulator:\n    type: simulator\n`,
+  logLevel: 'warn',
+});
+t.teardown(() => roomy.close());
+const roomyPort = new URL(roomy.url).port;
 
 interface RawExchange {
   /** Everything the server sent before the connection ended. */
@@ -26,7 +35,7 @@ interface RawExchange {
 /** Sends headers + `body` as fast as the socket takes it and reads until the server closes. */
 function oversized(body: Buffer, chunked: boolean): Promise<RawExchange> {
   return new Promise((resolve) => {
-    const socket = connect(Number(port), '127.0.0.1');
+    const socket = connect(Number(roomyPort), '127.0.0.1');
     const exchange: RawExchange = { response: '' };
     socket.on('data', (data: Buffer) => (exchange.response += data.toString('latin1')));
     socket.on('error', (error: NodeJS.ErrnoException) => (exchange.error ??= error.code ?? error.message));

@@ -4,7 +4,8 @@ import { bracketDepth, RepairBudget, REPAIR_MAX_CHARS, REPAIR_MAX_DEPTH, valueDe
 import { assistantCalls, call, ctx, deepFreeze, kinds, req, tool, strict } from './helpers.js';
 
 // No budget limit in most tests here (the size and depth bounds are under test); the budget has its own tests below.
-const unlimited = (): RepairBudget => new RepairBudget({ capacity: Infinity });
+// Its clock stands still: no repair time is charged, so a GC pause or a loaded machine cannot spend it.
+const unlimited = (): RepairBudget => new RepairBudget({ capacity: Infinity, now: () => 0 });
 const budget = unlimited();
 const fixArguments = (raw: unknown): ReturnType<typeof fixWithBudget> => fixWithBudget(raw, budget);
 

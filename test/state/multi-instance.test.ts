@@ -22,7 +22,7 @@ t.test('two instances on one Redis', async (t) => {
   const yaml = (failMode: string) => `providers:
   simulator: {type: simulator}
   openai: {type: openai-compatible, baseUrl: ${emulator.url}, apiKey: sk-emu-1234}
-state: {type: redis, url: "${redis.url}", keyPrefix: "tg-test:", commandTimeoutMs: 300, limitsFailMode: ${failMode}}
+state: {type: redis, url: "${redis.url}", keyPrefix: "tg-test:", commandTimeoutMs: 1000, limitsFailMode: ${failMode}}
 auth:
   keys:
     - {key: tg-shared-key-0001, name: shared}

@@ -10,7 +10,9 @@ import { startRedis } from '../helpers/redis-server.js';
 import { ledgerEntry } from '../helpers/ledger-entry.js';
 
 const silent = { warn: () => undefined, info: () => undefined, error: () => undefined, debug: () => undefined } as any;
-const stateConfig = (url: string) => ({ type: 'redis' as const, url, keyPrefix: 't:', connectTimeoutMs: 2000, commandTimeoutMs: 300, limitsFailMode: 'open' as const });
+// Healthy-path clients wait up to 2 s for a reply (a loaded machine can stall one for 300 ms); the
+// outage test's own client has the short timeout it checks.
+const stateConfig = (url: string, commandTimeoutMs = 2000) => ({ type: 'redis' as const, url, keyPrefix: 't:', connectTimeoutMs: 2000, commandTimeoutMs, limitsFailMode: 'open' as const });
 
 const entry = (fp: string, ...ids: string[]): LedgerEntry => ledgerEntry(fp, ids, { args: (id) => `{"id":"${id}"}`, createdAt: 1 });
 
@@ -69,10 +71,11 @@ t.test('Redis ledger and counters on a real redis-server', async (t) => {
   });
 
   t.test('entries expire with the ledger TTL', async (t) => {
-    const short = new RedisLedger(clientA, { prefix: 't:', ttlMs: 150 });
+    // Long enough for the write and the read before it on a loaded machine; waited out in full.
+    const short = new RedisLedger(clientA, { prefix: 't:', ttlMs: 1000 });
     await short.record(entry('fp-ttl', 'ttl1'));
     t.equal((await b.lookup({ callIds: ['ttl1'], prefixFingerprints: [] })).byCallId.size, 1);
-    await new Promise((r) => setTimeout(r, 300));
+    await new Promise((r) => setTimeout(r, 1100));
     const snap = await b.lookup({ callIds: ['ttl1'], prefixFingerprints: ['fp-ttl'] });
     t.equal(snap.byCallId.size + snap.byPrefix.size, 0);
     const raw = new Redis(redis.url);
@@ -93,12 +96,15 @@ t.test('Redis ledger and counters on a real redis-server', async (t) => {
   });
 
   t.test('outage: commands fail fast, the fail-safe ledger serves empty snapshots, limits fail open', async (t) => {
+    const quick = createRedisClient(stateConfig(redis.url, 300), silent);
+    t.teardown(() => closeRedis(quick));
+    t.ok(await waitReady(quick, 2000));
     await redis.stop();
-    const safe = new FailSafeLedger(a, silent);
+    const safe = new FailSafeLedger(new RedisLedger(quick, { prefix: 't:', ttlMs: 60_000 }), silent);
     const started = Date.now();
     t.same(await safe.lookup({ callIds: ['call_a'], prefixFingerprints: [] }), { byCallId: new Map(), byPrefix: new Map() });
     await safe.record(entry('fp-x', 'x1'));
-    const limiter = new Limiter({ store: new RedisCounterStore(clientA, 't:'), failMode: 'open', log: silent });
+    const limiter = new Limiter({ store: new RedisCounterStore(quick, 't:'), failMode: 'open', log: silent });
     await limiter.admit({ name: 'k', requestsPerMinute: 1, allows: () => true });
     t.ok(Date.now() - started < 1500, `no hang while Redis is down (${Date.now() - started} ms)`);
     await redis.restart();

@@ -4,6 +4,7 @@ import type { ReasoningMode } from '../../../src/toolcalls/reasoning.js';
 import { parseWithDetails } from '../../../src/toolcalls/parse.js';
 import { ToolCallStreamExtractor } from '../../../src/toolcalls/stream-extractor.js';
 import type { ParseContext, ParseResult } from '../../../src/toolcalls/types.js';
+import { cpuMsOf, growthRatio } from '../../helpers/growth.js';
 import { prng, smallDeltas as deltasFrom } from '../deltas.js';
 
 // Checks for the tag-based format tests: the whole-text parse, the format alone, and the same
@@ -94,16 +95,10 @@ export function checkLinearGrowth(t: Test, unit: string, ctx: ParseContext): voi
   const cost = (size: number): number => {
     const text = unit.repeat(Math.ceil(size / unit.length));
     let best = Infinity;
-    for (let run = 0; run < 5; run++) {
-      // CPU time of this process: other processes on a busy machine do not count.
-      const started = process.cpuUsage();
-      parseWithDetails(text, ctx);
-      const used = process.cpuUsage(started);
-      best = Math.min(best, used.user + used.system);
-    }
+    for (let run = 0; run < 5; run++) best = Math.min(best, cpuMsOf(() => parseWithDetails(text, ctx)));
     return best;
   };
   cost(50_000); // warm up
-  const ratio = cost(800_000) / cost(200_000);
-  t.ok(ratio < 10, `4× the text costs ${ratio.toFixed(1)}× (re-reading from every opener: ~16×)`);
+  const { ratio, pairs } = growthRatio(() => ({ small: cost(200_000), large: cost(800_000) }), 10);
+  t.ok(ratio < 10, `4× the text costs ${ratio.toFixed(1)}× (re-reading from every opener: ~16×; pairs measured: ${pairs})`);
 }

@@ -17,7 +17,7 @@ t.test('model text: the usual slips are still repaired', async (t) => {
 
 t.test('model text: a long broken slice is not handed to jsonrepair and is not a call', async (t) => {
   // No budget limit here: the size bound is under test.
-  const ctx = { ...parseContext(), repairBudget: new RepairBudget({ capacity: Infinity }) };
+  const ctx = { ...parseContext(), repairBudget: new RepairBudget({ capacity: Infinity, now: () => 0 }) };
   const body = quoteRun(8_000);
   for (const text of [
     `<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>${body}<｜tool▁call▁end｜><｜tool▁calls▁end｜>`,
@@ -30,7 +30,7 @@ t.test('model text: a long broken slice is not handed to jsonrepair and is not a
 });
 
 t.test('model text: cost grows linearly with a broken slice (2 KB vs 8 KB, best of 3)', async (t) => {
-  const ctx = { ...parseContext(), repairBudget: new RepairBudget({ capacity: Infinity }) };
+  const ctx = { ...parseContext(), repairBudget: new RepairBudget({ capacity: Infinity, now: () => 0 }) };
   const best = (chars: number): number => {
     const text = `<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>${quoteRun(chars)}<｜tool▁call▁end｜><｜tool▁calls▁end｜>`;
     let fastest = Infinity;
