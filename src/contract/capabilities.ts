@@ -2,7 +2,7 @@ import { LRUCache } from 'lru-cache';
 import type { ChatRequest } from '../api/chat-types.js';
 import { GatewayError } from '../errors.js';
 import { isRecord } from '../is-record.js';
-import { sentByClient } from '../request-echo.js';
+import { saysItself, upstream400Message } from '../request-echo.js';
 import { ANONYMOUS_SCOPE, scopedKey } from '../state/scope.js';
 
 // What an upstream honours of the contract's request fields, per provider and model
@@ -18,7 +18,6 @@ import { ANONYMOUS_SCOPE, scopedKey } from '../state/scope.js';
 /** A request field (a tool_choice value by kind) an upstream can reject. */
 export type ContractField = 'parallel_tool_calls' | 'tool_choice:required' | 'tool_choice:none' | 'tool_choice:function' | 'tool_choice:allowed_tools';
 
-const MAX_MESSAGE = 2_000;
 // Rejection words of OpenAI ("Unsupported parameter: 'parallel_tool_calls' is not supported with
 // this model."), vLLM ("tool_choice \"required\" is not supported"), pydantic servers ("Extra
 // inputs are not permitted"), others ("unknown/unrecognized parameter"). Checked apart from the
@@ -27,12 +26,10 @@ const REJECTS = /\b(?:not supported|unsupported|not allowed|not permitted|unreco
 
 /** The contract field an upstream 400 rejects in `request`, if that is what it says. */
 export function rejectedContractField(error: unknown, request: ChatRequest): ContractField | undefined {
-  if (!(error instanceof GatewayError) || error.status !== 400 || error.kind !== 'upstream_status') return undefined;
-  const message = error.message.slice(0, MAX_MESSAGE);
+  const message = upstream400Message(error);
+  if (message === undefined || !(error instanceof GatewayError)) return undefined;
   const names = (field: string): boolean => error.param === field || message.includes(field);
-  const rejects = REJECTS.exec(message);
-  const said = rejects !== null && !sentByClient(request, rejects[0].toLowerCase());
-  if (!said && error.code !== 'unsupported_parameter' && error.code !== 'unsupported_value') return undefined;
+  if (!saysItself(message, [REJECTS], request) && error.code !== 'unsupported_parameter' && error.code !== 'unsupported_value') return undefined;
   if (request.parallel_tool_calls !== undefined && names('parallel_tool_calls')) return 'parallel_tool_calls';
   if (request.tool_choice !== undefined && names('tool_choice')) return toolChoiceField(request.tool_choice);
   return undefined;

@@ -1,9 +1,8 @@
 import { LRUCache } from 'lru-cache';
 import { Gauge, type Registry } from 'prom-client';
 import type { ChatMessage, ChatRequest } from '../api/chat-types.js';
-import { GatewayError } from '../errors.js';
 import type { ProviderType } from '../providers/types.js';
-import { sentByClient } from '../request-echo.js';
+import { saysItself, upstream400Message } from '../request-echo.js';
 import { ANONYMOUS_SCOPE, scopedKey } from '../state/scope.js';
 import { isChatRequest } from '../repair/checked.js';
 import { restoreReasoningPass } from '../repair/restore-reasoning.js';
@@ -53,34 +52,18 @@ const SAYS_REJECTED = [
   /\b(?:unknown|unrecognized|unexpected|unsupported|additional) (?:field|parameter|property|properties|argument)[^\n]{0,80}?reasoning_content\b/i,
 ];
 
-/** Upstream messages are read up to this length (they can quote the whole request). */
-const MAX_MESSAGE = 2_000;
 const MAX_MODELS = 1_000;
 const LEARNED_TTL_MS = 6 * 3_600_000;
 
-function upstreamMessage(error: unknown): string | undefined {
-  if (!(error instanceof GatewayError) || error.status !== 400 || error.kind !== 'upstream_status') return undefined;
-  return error.message.slice(0, MAX_MESSAGE);
-}
-
-/** Whether one of `patterns` matches `message` in words the client did not send itself (request-echo.ts). */
-function saysItself(message: string, patterns: readonly RegExp[], request: unknown): boolean {
-  for (const pattern of patterns) {
-    const match = pattern.exec(message);
-    if (match && !(request !== undefined && sentByClient(request, match[0].trim().toLowerCase()))) return true;
-  }
-  return false;
-}
-
 /** Whether an upstream error says an assistant message lacks the reasoning of its tool calls (`request`: what was sent). */
 export function saysReasoningMissing(error: unknown, request?: unknown): boolean {
-  const message = upstreamMessage(error);
+  const message = upstream400Message(error);
   return message !== undefined && saysItself(message, SAYS_MISSING, request);
 }
 
 /** Whether an upstream error says it does not take `reasoning_content` on a message (`request`: what was sent). */
 export function saysReasoningRejected(error: unknown, request?: unknown): boolean {
-  const message = upstreamMessage(error);
+  const message = upstream400Message(error);
   return message !== undefined && !saysReasoningMissing(error, request) && saysItself(message, SAYS_REJECTED, request);
 }
 

@@ -1,7 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import { Gauge, type Registry } from 'prom-client';
-import { GatewayError } from '../errors.js';
-import { sentByClient } from '../request-echo.js';
+import { saysItself, upstream400Message } from '../request-echo.js';
 import { ANONYMOUS_SCOPE, scopedKey } from '../state/scope.js';
 
 // Models whose upstream said they have no tool support are served in prompt mode for a while.
@@ -29,21 +28,14 @@ const NO_TOOL_SUPPORT = [
   // Hugging Face router / TGI: "The following parameters are not supported for this model: tools, tool_choice"
   /\bparameters? (?:is|are) not supported (?:for|by) (?:this|the) model: [\w ,]{0,200}\btools\b/i,
 ];
-/** Upstream messages are read up to this length (they can quote the whole request). */
-const MAX_MESSAGE = 2_000;
 
 /**
  * Whether an upstream error says the model itself cannot take native tools, in words that are not in
  * `request` (the body sent upstream: each of its strings could be echoed back in the message).
  */
 export function saysNoToolSupport(error: unknown, request?: unknown): boolean {
-  if (!(error instanceof GatewayError) || error.status !== 400 || error.kind !== 'upstream_status') return false;
-  const message = error.message.slice(0, MAX_MESSAGE);
-  for (const pattern of NO_TOOL_SUPPORT) {
-    const match = pattern.exec(message);
-    if (match && !(request !== undefined && sentByClient(request, match[0].trim().toLowerCase()))) return true;
-  }
-  return false;
+  const message = upstream400Message(error);
+  return message !== undefined && saysItself(message, NO_TOOL_SUPPORT, request);
 }
 
 export class ToolSupportMemory {
