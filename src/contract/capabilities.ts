@@ -85,11 +85,4 @@ export class ContractCapabilities {
     fields.add(field);
     this.rejected.set(key, fields);
   }
-
-  /** What is known now, for tests: `<scope>\u0000<model>` → rejected fields. */
-  table(): Record<string, ContractField[]> {
-    const out: Record<string, ContractField[]> = {};
-    for (const [key, fields] of this.rejected.entries()) out[key] = [...fields];
-    return out;
-  }
 }

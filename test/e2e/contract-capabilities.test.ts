@@ -1,4 +1,5 @@
 import t from 'tap';
+import type { ChatRequest } from '../../src/api/chat-types.js';
 import { startOpenAIEmulator } from '../emulators/openai-server.js';
 import { configFor, startGateway } from '../helpers/gateway.js';
 import { isReask, TOOLS } from '../helpers/contract-rows.js';
@@ -45,5 +46,8 @@ t.test('a rejected field is learned; the contract still holds the answer to it',
   const second = await ask();
   t.equal(second.status, 200);
   t.notOk('parallel_tool_calls' in upstream.requests[before].body, 'learned: the next request goes without it from the start');
-  t.same(gw.gateway.upstream.contractCapabilities.table(), { '\u0000up/reasoner': ['parallel_tool_calls'] }, 'learned for the anonymous client that sent the request');
+  const capabilities = gw.gateway.upstream.contractCapabilities;
+  const probe = { model: 'reasoner', messages: [], parallel_tool_calls: false, tool_choice: 'required' } as unknown as ChatRequest;
+  t.same(capabilities.relaxed('up/reasoner', probe), { model: 'reasoner', messages: [], tool_choice: 'required' }, 'learned for the anonymous client that sent the request: that field only');
+  t.equal(capabilities.relaxed('up/reasoner', probe, 'another-key-scope'), probe, 'not for another key');
 });
