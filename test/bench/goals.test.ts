@@ -143,22 +143,21 @@ t.test('the added TTFB at one connection is information', async (t) => {
   t.equal(ttfb?.kind, 'info');
 });
 
-t.test('the inspector row is reported as its cost against the shipped config, never judged', async (t) => {
-  const rows = [row('bare', 1000), row('toolgate', 500, { cpuUsPerReq: 1000 }), row('toolgate-inspector', 450, { cpuUsPerReq: 1100 })];
-  const g = goal(run({ json: phase('json', rows) }), 'toolgate-inspector-json');
-  t.equal(g?.kind, 'info');
-  t.equal(g?.met, null);
-  t.equal(g?.value, '0.90× of shipped, +100 µs CPU per request');
-  t.equal(goal(run({ json: phase('json', rows.slice(0, 2)) }), 'toolgate-inspector-json'), undefined, 'no inspector row, no line');
-});
-
-t.test('the contract-off row is reported as what the shipped contract costs, never judged', async (t) => {
-  const rows = [row('bare', 1000), row('toolgate', 500, { cpuUsPerReq: 1000 }), row('toolgate-contract-off', 520, { cpuUsPerReq: 960 })];
-  const g = goal(run({ burst: phase('burst', rows) }), 'toolgate-contract-off-burst');
-  t.equal(g?.kind, 'info');
-  t.equal(g?.met, null);
-  t.equal(g?.target, 'the tool contract off, SSE burst, 32 connections');
-  t.equal(g?.value, '1.04× of shipped, -40 µs CPU per stream');
+t.test('a switch row (inspector on, contract off) is reported as its cost against the shipped config, never judged', async (t) => {
+  const cases = [
+    { name: 'toolgate-inspector', phase: 'json', rps: 450, cpu: 1100, value: '0.90× of shipped, +100 µs CPU per request', target: undefined },
+    { name: 'toolgate-contract-off', phase: 'burst', rps: 520, cpu: 960, value: '1.04× of shipped, -40 µs CPU per stream', target: 'the tool contract off, SSE burst, 32 connections' },
+  ] as const;
+  for (const c of cases) {
+    const rows = [row('bare', 1000), row('toolgate', 500, { cpuUsPerReq: 1000 }), row(c.name, c.rps, { cpuUsPerReq: c.cpu })];
+    const id = `${c.name}-${c.phase}`;
+    const g = goal(run({ [c.phase]: phase(c.phase, rows) }), id);
+    t.equal(g?.kind, 'info', c.name);
+    t.equal(g?.met, null, c.name);
+    t.equal(g?.value, c.value);
+    if (c.target !== undefined) t.equal(g?.target, c.target);
+    t.equal(goal(run({ [c.phase]: phase(c.phase, rows.slice(0, 2)) }), id), undefined, `no ${c.name} row, no line`);
+  }
 });
 
 t.test('the report puts Node versions side by side and shows the peer row with its errors', async (t) => {

@@ -13,11 +13,15 @@ export function cpuMs(): number {
   return (user + system) / 1000;
 }
 
-/** CPU ms that `work` took. */
-export function cpuMsOf(work: () => unknown): number {
-  const started = cpuMs();
-  work();
-  return cpuMs() - started;
+/** The fewest CPU ms that `work` took in `runs` runs (a noisy run only ever adds time). */
+export function fastestCpuMs(runs: number, work: () => unknown): number {
+  let fastest = Infinity;
+  for (let run = 0; run < runs; run++) {
+    const started = cpuMs();
+    work();
+    fastest = Math.min(fastest, cpuMs() - started);
+  }
+  return fastest;
 }
 
 export interface GrowthPair {
@@ -35,13 +39,13 @@ export interface GrowthPair {
 export function growthRatio(measure: () => { small: number; large: number }, limit: number, options: { maxPairs?: number; floor?: number } = {}): GrowthPair {
   const maxPairs = options.maxPairs ?? 5;
   const floor = options.floor ?? 0.01;
-  let best: GrowthPair = { small: 0, large: 0, ratio: Infinity, pairs: 0 };
-  for (let pair = 1; pair <= maxPairs; pair++) {
+  let best = { small: 0, large: 0, ratio: Infinity };
+  let pairs = 0;
+  while (pairs < maxPairs && best.ratio >= limit) {
     const { small, large } = measure();
+    pairs++;
     const ratio = large / Math.max(small, floor);
-    if (ratio < best.ratio) best = { small, large, ratio, pairs: pair };
-    best.pairs = pair;
-    if (ratio < limit) break;
+    if (ratio < best.ratio) best = { small, large, ratio };
   }
-  return best;
+  return { ...best, pairs };
 }

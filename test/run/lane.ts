@@ -46,21 +46,16 @@ root.teardown = (fn) => void teardowns.push(fn);
 // timer for the whole lane from that moment, and a lane still running ms later was killed mid-file.
 /** The file running now. */
 let current = '';
-let fileLimitMs = FILE_LIMIT_MS;
 let watchdog: NodeJS.Timeout | undefined;
-const armWatchdog = (): void => {
+const armWatchdog = (limitMs: number): void => {
   clearTimeout(watchdog);
   const path = current;
-  const limitMs = fileLimitMs;
   watchdog = setTimeout(() => {
     t.fail(`${path} still running after ${limitMs / 1000} s`);
     process.exit(1);
   }, limitMs);
 };
-(root as unknown as { setTimeout: (ms: number) => void }).setTimeout = (ms) => {
-  fileLimitMs = ms;
-  armWatchdog();
-};
+(root as unknown as { setTimeout: (ms: number) => void }).setTimeout = armWatchdog;
 
 // Each file's tests are named after it, so a failure says where it comes from.
 const rootTest = root.test.bind(t);
@@ -79,8 +74,7 @@ for (const [index, file] of plan.entries()) {
   if (file.ownProcess) {
     await t.spawn(process.execPath, [...process.execArgv, file.path], { cwd: ROOT, env: { ...startEnv, TOOLGATE_TEST_QUEUE: '' }, timeout: FILE_LIMIT_MS }, file.path);
   } else {
-    fileLimitMs = FILE_LIMIT_MS;
-    armWatchdog();
+    armWatchdog(FILE_LIMIT_MS);
     try {
       await import(pathToFileURL(join(ROOT, file.path)).href);
     } catch (error) {

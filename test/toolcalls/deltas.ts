@@ -1,6 +1,6 @@
 import { parseWithDetails } from '../../src/toolcalls/parse.js';
 import type { ParseContext } from '../../src/toolcalls/types.js';
-import { cpuMs, growthRatio } from '../helpers/growth.js';
+import { fastestCpuMs, growthRatio } from '../helpers/growth.js';
 import { FULL_VOLUME } from '../helpers/volume.js';
 
 // Shared by the streaming and growth tests of the text-call parsers: seeded splits into small
@@ -43,13 +43,10 @@ export const repeatTo = (unit: string, size: number): string => unit.repeat(Math
  * timer noise). CPU time, not wall time: other processes on a busy machine do not inflate it.
  */
 export function bestParseTime(text: string, times: number, ctx: ParseContext): number {
-  let best = Infinity;
-  // Best of five in CI, of two by default (test/helpers/volume.ts): a noisy run only ever adds time.
-  for (let run = 0; run < (FULL_VOLUME ? 5 : 2); run++) {
-    const started = cpuMs();
+  // Best of five in CI, of two by default (test/helpers/volume.ts).
+  const best = fastestCpuMs(FULL_VOLUME ? 5 : 2, () => {
     for (let i = 0; i < times; i++) parseWithDetails(text, ctx);
-    best = Math.min(best, cpuMs() - started);
-  }
+  });
   return Math.max(best, 1);
 }
 
@@ -57,7 +54,7 @@ export function bestParseTime(text: string, times: number, ctx: ParseContext): n
 export function checkOpenerGrowth(t: { ok(value: boolean, message: string): void }, openers: Record<string, string>, ctx: ParseContext): void {
   for (const [name, unit] of Object.entries(openers)) {
     bestParseTime(repeatTo(unit, 10_000), 1, ctx); // warm-up
-    const { small, large, pairs } = growthRatio(() => ({ small: bestParseTime(repeatTo(unit, 50_000), 8, ctx), large: bestParseTime(repeatTo(unit, 200_000), 2, ctx) }), 3);
-    t.ok(large / small < 3, `${name}: 8 × 50 KB ${small.toFixed(1)} ms, 2 × 200 KB ${large.toFixed(1)} ms (pairs measured: ${pairs})`);
+    const { small, large, ratio, pairs } = growthRatio(() => ({ small: bestParseTime(repeatTo(unit, 50_000), 8, ctx), large: bestParseTime(repeatTo(unit, 200_000), 2, ctx) }), 3);
+    t.ok(ratio < 3, `${name}: 8 × 50 KB ${small.toFixed(1)} ms, 2 × 200 KB ${large.toFixed(1)} ms (pairs measured: ${pairs})`);
   }
 }

@@ -4,7 +4,7 @@ import type { ReasoningMode } from '../../../src/toolcalls/reasoning.js';
 import { parseWithDetails } from '../../../src/toolcalls/parse.js';
 import { ToolCallStreamExtractor } from '../../../src/toolcalls/stream-extractor.js';
 import type { ParseContext, ParseResult } from '../../../src/toolcalls/types.js';
-import { cpuMsOf, growthRatio } from '../../helpers/growth.js';
+import { fastestCpuMs, growthRatio } from '../../helpers/growth.js';
 import { prng, smallDeltas as deltasFrom } from '../deltas.js';
 
 // Checks for the tag-based format tests: the whole-text parse, the format alone, and the same
@@ -94,9 +94,7 @@ export function checkSplitReasoning(t: Test, title: string, text: string, ctx: P
 export function checkLinearGrowth(t: Test, unit: string, ctx: ParseContext): void {
   const cost = (size: number): number => {
     const text = unit.repeat(Math.ceil(size / unit.length));
-    let best = Infinity;
-    for (let run = 0; run < 5; run++) best = Math.min(best, cpuMsOf(() => parseWithDetails(text, ctx)));
-    return best;
+    return fastestCpuMs(5, () => parseWithDetails(text, ctx));
   };
   cost(50_000); // warm up
   const { ratio, pairs } = growthRatio(() => ({ small: cost(200_000), large: cost(800_000) }), 10);

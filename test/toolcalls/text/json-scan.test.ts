@@ -2,7 +2,7 @@ import t from 'tap';
 import { RepairBudget } from '../../../src/repair/bounded-json.js';
 import { parseToolCallsFromText } from '../../../src/toolcalls/parse.js';
 import { parseJsonLenient } from '../../../src/toolcalls/text/json-scan.js';
-import { cpuMs, growthRatio } from '../../helpers/growth.js';
+import { fastestCpuMs, growthRatio } from '../../helpers/growth.js';
 import { parseContext } from '../helpers.js';
 
 // jsonrepair is worse than quadratic on quote runs: 8 KB of {'a'a'a…} as the arguments of a DeepSeek
@@ -33,13 +33,7 @@ t.test('model text: cost grows linearly with a broken slice (2 KB vs 8 KB, best 
   const ctx = { ...parseContext(), repairBudget: new RepairBudget({ capacity: Infinity, now: () => 0 }) };
   const best = (chars: number): number => {
     const text = `<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>${quoteRun(chars)}<｜tool▁call▁end｜><｜tool▁calls▁end｜>`;
-    let fastest = Infinity;
-    for (let run = 0; run < 3; run++) {
-      const started = cpuMs();
-      parseToolCallsFromText(text, ctx);
-      fastest = Math.min(fastest, cpuMs() - started);
-    }
-    return fastest;
+    return fastestCpuMs(3, () => parseToolCallsFromText(text, ctx));
   };
   // A floor of 5 ms for the small size keeps timer noise out of the ratio; quadratic or worse gives ≥ 16×.
   const { ratio, pairs } = growthRatio(() => ({ small: best(2_000), large: best(8_000) }), 8, { floor: 5 });
