@@ -1,5 +1,6 @@
 import type { AssistantMessage } from '../api/chat-types.js';
 import { isRecord } from '../is-record.js';
+import { reasoningTextOf } from '../api/reasoning-text.js';
 import type { LedgerEntry } from './types.js';
 
 // The reasoning the ledger keeps with an answered tool call, in the one internal shape: the chat
@@ -14,8 +15,7 @@ export const MAX_LEDGER_REASONING_BYTES = 256 * 1024;
 
 /** The reasoning text a message carries, '' when none. */
 export function reasoningOf(message: { readonly [key: string]: unknown } | undefined): string {
-  const text = message?.reasoning_content;
-  return typeof text === 'string' ? text : '';
+  return message === undefined ? '' : reasoningTextOf(message);
 }
 
 /** The recorded answer's reasoning text, '' when none was kept. */
@@ -51,6 +51,6 @@ export function boundedForLedger(message: AssistantMessage): AssistantMessage {
   const text = reasoningOf(message);
   // A UTF-8 byte is at most 3 per UTF-16 unit: count bytes only when the length leaves doubt.
   if (text.length * 3 <= MAX_LEDGER_REASONING_BYTES || Buffer.byteLength(text, 'utf8') <= MAX_LEDGER_REASONING_BYTES) return message;
-  const { reasoning_content: _tooLong, ...rest } = message;
+  const { reasoning_content: _tooLong, reasoning: _tooLongToo, reasoning_details: _tooLongParts, ...rest } = message;
   return rest as AssistantMessage;
 }

@@ -1,4 +1,5 @@
 import type { ChatChunk, ChatCompletion, ChatRequest, RawChatRequest, ToolCall } from '../api/chat-types.js';
+import { reasoningTextOf } from '../api/reasoning-text.js';
 import { errors } from '../errors.js';
 import type { Gateway } from '../gateway.js';
 import type { ResponseMode } from '../metrics/index.js';
@@ -227,11 +228,12 @@ function answerMode(report: NormalizeReport, promptMode: boolean): ResponseMode 
 function answerText(upstream: ChatCompletion, normalized: ChatCompletion): Pick<AnswerNote, 'upstreamText' | 'clientText' | 'calls' | 'reasoning'> {
   const before = upstream.choices[0]?.message;
   const after = normalized.choices[0]?.message;
+  const reasoning = after !== undefined ? reasoningTextOf(after) : '';
   return {
     upstreamText: typeof before?.content === 'string' ? before.content : undefined,
     clientText: typeof after?.content === 'string' ? after.content : undefined,
     calls: (after?.tool_calls ?? []).map(callOf),
-    reasoning: typeof after?.reasoning_content === 'string' ? after.reasoning_content : undefined,
+    reasoning: reasoning !== '' ? reasoning : undefined,
   };
 }
 

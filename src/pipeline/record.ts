@@ -2,6 +2,7 @@ import type { FastifyBaseLogger as Logger } from 'fastify';
 import type { AssistantMessage, ChatChunk, ChatCompletion, RawChatRequest, ToolCall, Usage } from '../api/chat-types.js';
 import type { Gateway } from '../gateway.js';
 import { prefixFingerprint } from '../ledger/fingerprint.js';
+import { reasoningTextOf } from '../api/reasoning-text.js';
 import { boundedForLedger, callSignature, MAX_LEDGER_REASONING_BYTES, withSignature } from '../ledger/reasoning.js';
 import type { ResolvedModel } from '../routing/router.js';
 import { scopeOf } from '../state/scope.js';
@@ -85,7 +86,8 @@ export class StreamAnswerRecorder {
     if (!choice || choice.index !== 0) return;
     const delta = choice.delta;
     if (typeof delta.content === 'string') this.content.append(delta.content);
-    if (typeof delta.reasoning_content === 'string' && delta.reasoning_content !== '') this.observeReasoning(delta.reasoning_content);
+    const reasoning = reasoningTextOf(delta);
+    if (reasoning !== '') this.observeReasoning(reasoning);
     const parts = delta.tool_calls;
     if (!parts) return;
     for (let i = 0; i < parts.length; i++) {

@@ -10,7 +10,8 @@ import type { ChatChunk, ChatCompletion } from '../api/chat-types.js';
 //   `reasoning_content`, where vLLM, SGLang and DeepSeek put reasoning.
 // - TGI's `object: "text_completion"` and `id: ""`: the object becomes `chat.completion` /
 //   `chat.completion.chunk`, an empty or missing id a generated `chatcmpl-…` one (one per stream);
-//   its finish reasons `eos_token` and `stop_sequence` are OpenAI's `stop`.
+//   its finish reasons `eos_token` and `stop_sequence` are OpenAI's `stop`. A stream whose later
+//   chunks leave the id out keeps its first chunk's id throughout.
 // A changed answer loses its upstream text, so it is serialized afresh (see api/raw-json.ts).
 
 /** The text of a `thinking` part: a string, or a list of text parts. */
@@ -92,12 +93,14 @@ export function specShapedCompletion(completion: ChatCompletion): ChatCompletion
   return out ?? completion;
 }
 
-/** Per stream: makes each chunk spec-shaped, with one generated id for the whole stream when the upstream's is empty. */
+/** Per stream: makes each chunk spec-shaped; a chunk without an id gets the stream's (the first one sent, else one generated once). */
 export class ChunkShaper {
   private id: string | undefined;
 
   /** The chunk itself when it was already spec-shaped. */
   shape(chunk: ChatChunk): ChatChunk {
+    // Providers that send the id on the first chunk only: the later ones get that id, not a new one.
+    if (this.id === undefined && !needsId(chunk.id)) this.id = chunk.id;
     let out: ChatChunk | undefined;
     for (let i = 0; i < chunk.choices.length; i++) {
       const choice = shapedChoice(chunk.choices[i], 'delta', undefined);

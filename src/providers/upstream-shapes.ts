@@ -18,7 +18,21 @@ import { errors } from '../errors.js';
 export function checkedCompletion(provider: string, value: unknown): ChatCompletion {
   const problem = completionProblem(value);
   if (problem !== undefined) throw errors.upstreamBadResponse(provider, `the completion is not OpenAI-shaped (${problem})`);
-  return value as ChatCompletion;
+  const completion = value as ChatCompletion;
+  for (let i = 0; i < completion.choices.length; i++) withDefaultKeys(completion.choices[i], i);
+  return completion;
+}
+
+/**
+ * The keys a provider may leave out of a choice, set to what their absence means: `finish_reason`
+ * null (not finished; '' says the same), `index` the choice's position (xAI, Cerebras and others
+ * send neither until they matter). Set once here, where every upstream body and chunk is read, so
+ * nothing downstream can take an absent key for a value (`undefined !== null` read as a finish).
+ * The upstream's text, relayed when nothing changes, says the same thing without them.
+ */
+function withDefaultKeys(choice: { finish_reason: unknown; index: unknown }, position: number): void {
+  if (choice.finish_reason === undefined || choice.finish_reason === '') choice.finish_reason = null;
+  if (choice.index === undefined || choice.index === null) choice.index = position;
 }
 
 /** zod's "expected X, received Y" for a value of the wrong type. */
@@ -60,10 +74,17 @@ function zodKindOf(value: unknown): string {
 
 /** One stream chunk, or a 502 naming the first problem. Returns the same object (raw JSON stays attached). */
 export function checkedChunk(provider: string, value: unknown): ChatChunk {
+  // A chunk that carries only usage (or nothing) may leave `choices` out or send null: no choices.
+  if (isObject(value) && (value.choices === undefined || value.choices === null)) value.choices = [];
   const problem = chunkProblem(value);
   if (problem !== undefined) throw errors.upstreamBadResponse(provider, `a stream chunk is not OpenAI-shaped (${problem})`);
   const chunk = value as ChatChunk;
-  for (const choice of chunk.choices) if (choice.delta === undefined) choice.delta = {};
+  const choices = chunk.choices;
+  for (let i = 0; i < choices.length; i++) {
+    const choice = choices[i];
+    if (choice.delta === undefined || choice.delta === null) choice.delta = {};
+    withDefaultKeys(choice, i);
+  }
   return chunk;
 }
 
@@ -84,7 +105,7 @@ export function chunkProblem(value: unknown): string | undefined {
     const choice: unknown = choices[i];
     if (!isObject(choice)) return `choices.${i}: expected object, received ${kindOf(choice)}`;
     const delta = choice.delta;
-    if (delta === undefined) continue;
+    if (delta === undefined || delta === null) continue;
     if (!isObject(delta)) return `choices.${i}.delta: expected object, received ${kindOf(delta)}`;
     const content = delta.content;
     if (content !== undefined && content !== null && typeof content !== 'string' && !Array.isArray(content)) {

@@ -1,3 +1,4 @@
+import { reasoningTextOf } from '../api/reasoning-text.js';
 import type { AssistantMessage, ChatCompletion, FinishReason, Usage } from '../api/chat-types.js';
 import { newId } from './ids.js';
 import { isRecord, type FunctionTool, type Item, type ResponseObject, type ResponseStatus, type ResponseTool, type ResponseUsage, type ResponsesRequest } from './types.js';
@@ -65,11 +66,8 @@ export function statusOf(finish: FinishReason | null | undefined): Pick<Response
   return { status: 'completed', incomplete_details: null };
 }
 
-/** Reasoning text some chat upstreams add to the message or delta (vLLM/DeepSeek, OpenRouter). */
-export function reasoningTextOf(value: Record<string, unknown>): string {
-  const text = value.reasoning_content ?? value.reasoning;
-  return typeof text === 'string' ? text : '';
-}
+/** Reasoning text some chat upstreams add to the message or delta, in any of their spellings. */
+export { reasoningTextOf };
 
 export function reasoningItem(text: string, id = newId('rs'), status = 'completed'): Item {
   return { id, type: 'reasoning', summary: [], content: [{ type: 'reasoning_text', text }], status };

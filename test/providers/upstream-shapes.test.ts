@@ -4,12 +4,13 @@ import { z } from 'zod';
 import { checkedChunk, checkedCompletion, chunkProblem, completionProblem } from '../../src/providers/upstream-shapes.js';
 
 // The per-chunk check is written by hand (it runs once per streamed event); it must accept exactly
-// what the zod schema it replaced accepted, and a rejected chunk is still a 502 upstream_bad_response.
+// what this zod schema accepts (the one it replaced, with `delta: null` read as no delta, as an
+// absent one is), and a rejected chunk is still a 502 upstream_bad_response.
 
 const content = z.union([z.string(), z.array(z.unknown()), z.null()]).optional();
 const toolCalls = z.array(z.looseObject({ function: z.looseObject({}).optional() })).nullable().optional();
 const formerSchema = z.looseObject({
-  choices: z.array(z.looseObject({ delta: z.looseObject({ content, tool_calls: toolCalls }).optional() })),
+  choices: z.array(z.looseObject({ delta: z.looseObject({ content, tool_calls: toolCalls }).nullable().optional() })),
   usage: z.looseObject({}).nullable().optional(),
 });
 
@@ -35,6 +36,17 @@ t.test('a rejected chunk is a 502 upstream_bad_response naming where', async (t)
   t.throws(() => checkedChunk('up', bad), { status: 502, code: 'upstream_bad_response', message: /choices\.0\.delta\.tool_calls\.0: expected object/ });
   const fine = { id: 'x', choices: [{ index: 0 }] };
   t.same(checkedChunk('up', fine).choices[0].delta, {}, 'a choice without delta reads as an empty delta');
+});
+
+t.test('keys a provider leaves out read as what their absence means, in chunks and completions', async (t) => {
+  const chunk = checkedChunk('up', { id: 'x', choices: [{ delta: { content: 'a' } }, { delta: null, finish_reason: '' }] });
+  t.same(chunk.choices, [{ delta: { content: 'a' }, finish_reason: null, index: 0 }, { delta: {}, finish_reason: null, index: 1 }], 'finish_reason null, index = position, delta {}');
+  const kept = checkedChunk('up', { id: 'x', choices: [{ index: 3, delta: {}, finish_reason: 'stop' }] });
+  t.same(kept.choices, [{ index: 3, delta: {}, finish_reason: 'stop' }], 'keys that are there stay as sent');
+  t.same(checkedChunk('up', { id: 'x', usage: { prompt_tokens: 1 } }).choices, [], 'a usage-only chunk without choices has none');
+  t.same(checkedChunk('up', { id: 'x', choices: null }).choices, [], 'choices: null reads as none');
+  const completion = checkedCompletion('up', { id: 'x', choices: [{ message: { role: 'assistant', content: 'hi' } }] });
+  t.same(completion.choices, [{ message: { role: 'assistant', content: 'hi' }, finish_reason: null, index: 0 }]);
 });
 
 // The completion check is written by hand too (it runs on every JSON answer): it must accept
