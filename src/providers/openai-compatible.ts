@@ -1,5 +1,5 @@
 import type { ChatChunk, ChatCompletion, ChatRequest } from '../api/chat-types.js';
-import { withRawJson } from '../api/raw-json.js';
+import { rawJsonOf, withRawJson } from '../api/raw-json.js';
 import { errors, type GatewayError } from '../errors.js';
 import { batchedChunks } from './chunk-batches.js';
 import { ChunkTemplates } from './chunk-template.js';
@@ -107,9 +107,9 @@ function asObject(_provider: string, parsed: Record<string, unknown>): Record<st
 
 /** A checked completion that remembers the upstream's text: the route relays it when nothing changed it. */
 function rawCompletion(provider: string, parsed: Record<string, unknown>, text: string): ChatCompletion {
-  const completion = checkedCompletion(provider, parsed);
+  const completion = checkedCompletion(provider, parsed, text);
   const shaped = specShapedCompletion(completion);
-  return shaped === completion ? withRawJson(completion, text) : shaped;
+  return shaped === completion ? completion : shaped;
 }
 
 /**
@@ -125,9 +125,10 @@ export function streamChunkReader(provider: string, templates = true): (event: S
     if (known !== undefined) return withRawJson(known, event.data);
     const chunk = parseChunk(provider, event);
     const shaped = shaper.shape(chunk);
-    // A reshaped chunk is serialized afresh and teaches no template (its text is not what the client gets).
+    // A reshaped chunk, or one whose keys were filled in, is serialized afresh and teaches no
+    // template (its text is not what the client gets).
     if (shaped !== chunk) return shaped;
-    if (templates) template.learn(chunk, event.data);
+    if (templates && rawJsonOf(chunk) !== undefined) template.learn(chunk, event.data);
     return chunk;
   };
 }
@@ -148,5 +149,5 @@ function parseChunk(provider: string, event: SseEvent): ChatChunk {
     // An error sent inside a 200 stream: its body's numeric code, if any, is its status.
     throw upstreamErrorFrom(provider, 200, event.data);
   }
-  return withRawJson(checkedChunk(provider, parsed), event.data);
+  return checkedChunk(provider, parsed, event.data);
 }

@@ -1,4 +1,5 @@
 import type { ChatChunk, ChatCompletion } from '../api/chat-types.js';
+import { withRawJson } from '../api/raw-json.js';
 import { errors } from '../errors.js';
 
 // What an OpenAI-shaped upstream must send for the pipeline to read it: checked on every body and
@@ -14,13 +15,18 @@ import { errors } from '../errors.js';
 //     tool_calls: array(looseObject({ function: looseObject({}).optional() })).nullable().optional() }) })),
 //   usage: looseObject({}).nullable().optional() })
 
-/** A chat completion body, or a 502 naming the first problem. */
-export function checkedCompletion(provider: string, value: unknown): ChatCompletion {
+/**
+ * A chat completion body, or a 502 naming the first problem. With `text` (what it was parsed from),
+ * the completion remembers it for a byte-for-byte relay, unless a key had to be filled in: then the
+ * text no longer says what the completion holds, and it is serialized afresh.
+ */
+export function checkedCompletion(provider: string, value: unknown, text?: string): ChatCompletion {
   const problem = completionProblem(value);
   if (problem !== undefined) throw errors.upstreamBadResponse(provider, `the completion is not OpenAI-shaped (${problem})`);
   const completion = value as ChatCompletion;
-  for (let i = 0; i < completion.choices.length; i++) withDefaultKeys(completion.choices[i], i);
-  return completion;
+  let filled = false;
+  for (let i = 0; i < completion.choices.length; i++) filled = withDefaultKeys(completion.choices[i], i) || filled;
+  return text === undefined || filled ? completion : withRawJson(completion, text);
 }
 
 /**
@@ -30,9 +36,17 @@ export function checkedCompletion(provider: string, value: unknown): ChatComplet
  * nothing downstream can take an absent key for a value (`undefined !== null` read as a finish).
  * The upstream's text, relayed when nothing changes, says the same thing without them.
  */
-function withDefaultKeys(choice: { finish_reason: unknown; index: unknown }, position: number): void {
-  if (choice.finish_reason === undefined || choice.finish_reason === '') choice.finish_reason = null;
-  if (choice.index === undefined || choice.index === null) choice.index = position;
+function withDefaultKeys(choice: { finish_reason: unknown; index: unknown }, position: number): boolean {
+  let filled = false;
+  if (choice.finish_reason === undefined || choice.finish_reason === '') {
+    choice.finish_reason = null;
+    filled = true;
+  }
+  if (choice.index === undefined || choice.index === null) {
+    choice.index = position;
+    filled = true;
+  }
+  return filled;
 }
 
 /** zod's "expected X, received Y" for a value of the wrong type. */
@@ -72,20 +86,28 @@ function zodKindOf(value: unknown): string {
   return kindOf(value);
 }
 
-/** One stream chunk, or a 502 naming the first problem. Returns the same object (raw JSON stays attached). */
-export function checkedChunk(provider: string, value: unknown): ChatChunk {
+/**
+ * One stream chunk, or a 502 naming the first problem; the same object. With `text` (the event it
+ * was parsed from), it remembers that text for a byte-for-byte relay unless a key had to be filled
+ * in (clients need the keys: the openai SDK's stream helper loses a choice without its index).
+ */
+export function checkedChunk(provider: string, value: unknown, text?: string): ChatChunk {
   // A chunk that carries only usage (or nothing) may leave `choices` out or send null: no choices.
   if (isObject(value) && (value.choices === undefined || value.choices === null)) value.choices = [];
   const problem = chunkProblem(value);
   if (problem !== undefined) throw errors.upstreamBadResponse(provider, `a stream chunk is not OpenAI-shaped (${problem})`);
   const chunk = value as ChatChunk;
   const choices = chunk.choices;
+  let filled = false;
   for (let i = 0; i < choices.length; i++) {
     const choice = choices[i];
-    if (choice.delta === undefined || choice.delta === null) choice.delta = {};
-    withDefaultKeys(choice, i);
+    if (choice.delta === undefined || choice.delta === null) {
+      choice.delta = {};
+      filled = true;
+    }
+    filled = withDefaultKeys(choice, i) || filled;
   }
-  return chunk;
+  return text === undefined || filled ? chunk : withRawJson(chunk, text);
 }
 
 // The chunk check runs once per streamed event, so it is written out by hand (a schema library
