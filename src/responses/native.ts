@@ -138,7 +138,8 @@ async function* readEvents(events: AsyncIterable<SseEvent>, candidate: ResolvedM
     } catch {
       data = undefined;
     }
-    const type = event.event ?? (isRecord(data) && typeof data.type === 'string' ? data.type : 'message');
+    // The data's own type names the event: an `event:` line may be generic (`event: message`).
+    const type = isRecord(data) && typeof data.type === 'string' ? data.type : (event.event ?? 'message');
     if (!isEventName(type)) throw errors.upstreamBadResponse(candidate.provider.settings.name, 'an event type with a line break');
     yield { type, text, data };
   }

@@ -65,7 +65,14 @@ function send(res: ServerResponse, status: number, body: unknown): void {
   res.end(text);
 }
 
-export async function startResponsesEmulator(options: { apiKey?: string; script?: ResponsesScript } = {}): Promise<ResponsesEmulator> {
+export interface ResponsesEmulatorOptions {
+  apiKey?: string;
+  script?: ResponsesScript;
+  /** The stream's bytes for its events, as reads (default: `event: <type>` and one `data:` line each). */
+  reshape?: (events: readonly Record<string, unknown>[]) => Buffer[];
+}
+
+export async function startResponsesEmulator(options: ResponsesEmulatorOptions = {}): Promise<ResponsesEmulator> {
   const requests: ResponsesEmulator['requests'] = [];
   const responses = new Map<string, { response: any; context: any[] }>();
   const items = new Map<string, any>();
@@ -169,7 +176,12 @@ export async function startResponsesEmulator(options: { apiKey?: string; script?
     }
     if (body.stream !== true) return send(res, 200, response);
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
-    for (const event of streamEvents(body, rid, output, response)) res.write(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+    const events = [...streamEvents(body, rid, output, response)];
+    if (options.reshape) {
+      for (const piece of options.reshape(events)) await new Promise<void>((resolve) => res.write(piece, () => resolve()));
+    } else {
+      for (const event of events) res.write(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+    }
     res.end();
   }
 
