@@ -25,6 +25,8 @@ export interface GeminiEmulatorOptions {
   script?: GeminiScript;
   /** Skip request validation (to test how the adapter handles a lenient upstream). */
   lenient?: boolean;
+  /** A stream's bytes for its events, as reads (default: one `data:` line each, \r\n line ends, as Gemini). */
+  reshape?: (events: readonly Record<string, unknown>[]) => Buffer[];
 }
 
 export interface RecordedRequest {
@@ -126,7 +128,7 @@ export async function startGeminiEmulator(options: GeminiEmulatorOptions = {}): 
     const events = answer.events ?? (answer.response ? splitIntoEvents(answer.response) : []);
     if (!stream) return sendJson(res, answer.status ?? 200, answer.response ?? events[events.length - 1] ?? {});
     if (query.alt !== 'sse') return sendJson(res, 200, events);
-    await sendEvents(res, events, answer);
+    await sendEvents(res, events, answer, options.reshape);
   }
 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -146,9 +148,14 @@ export async function startGeminiEmulator(options: GeminiEmulatorOptions = {}): 
   };
 }
 
-async function sendEvents(res: ServerResponse, events: any[], answer: ScriptReply): Promise<void> {
+async function sendEvents(res: ServerResponse, events: any[], answer: ScriptReply, reshape?: GeminiEmulatorOptions['reshape']): Promise<void> {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   res.flushHeaders();
+  if (reshape) {
+    for (const piece of reshape(events)) await new Promise<void>((resolve) => res.write(piece, () => resolve()));
+    res.end();
+    return;
+  }
   for (const [n, event] of events.entries()) {
     if (n > 0 && answer.eventDelayMs) await sleep(answer.eventDelayMs);
     if (res.destroyed) return;

@@ -188,3 +188,44 @@ export function splitBytes(body: Buffer, count: number, random: () => number): B
   out.push(body.subarray(from));
   return out;
 }
+
+// Gemini's streamGenerateContent events (each a whole GenerateContentResponse holding the new parts):
+// - index-absent:      a candidate's `index` left out
+// - role-absent:       `content.role` left out
+// - usage-last-only:   `usageMetadata` only on the last event
+// - ids-first-only:    `responseId` and `modelVersion` only on the first event
+// - finish-separate:   the finishReason on an event of its own, with an empty text part (as Gemini 2.5 sends)
+// - extra-fields:      `safetyRatings`, `citationMetadata`, `avgLogprobs`, `createTime`
+// - keys-reordered:    every object's keys in another order
+export const GEMINI_MUTATIONS = ['index-absent', 'role-absent', 'usage-last-only', 'ids-first-only', 'finish-separate', 'extra-fields', 'keys-reordered'] as const;
+export type GeminiMutation = (typeof GEMINI_MUTATIONS)[number];
+
+export function mutateGeminiEvents(input: readonly Json[], mutations: ReadonlySet<GeminiMutation>, random: () => number): Json[] {
+  let events = structuredClone(input) as Json[];
+  const has = (name: GeminiMutation): boolean => mutations.has(name);
+  const candidatesOf = (event: Json): Json[] => (Array.isArray(event.candidates) ? (event.candidates as Json[]) : []);
+  if (has('finish-separate')) {
+    const last = events[events.length - 1];
+    const candidate = last === undefined ? undefined : candidatesOf(last)[0];
+    if (candidate !== undefined && typeof candidate.finishReason === 'string') {
+      const finish = candidate.finishReason;
+      delete candidate.finishReason;
+      events.push({ candidates: [{ content: { role: 'model', parts: [{ text: '' }] }, finishReason: finish, index: 0 }], usageMetadata: last.usageMetadata, modelVersion: last.modelVersion, responseId: last.responseId });
+    }
+  }
+  events.forEach((event, position) => {
+    if (has('usage-last-only') && position < events.length - 1) delete event.usageMetadata;
+    if (has('ids-first-only') && position > 0) {
+      delete event.responseId;
+      delete event.modelVersion;
+    }
+    if (has('extra-fields')) event.createTime = '2026-11-28T10:00:00.000000Z';
+    for (const candidate of candidatesOf(event)) {
+      if (has('index-absent')) delete candidate.index;
+      if (has('role-absent') && isObject(candidate.content)) delete candidate.content.role;
+      if (has('extra-fields')) Object.assign(candidate, { safetyRatings: [{ category: 'HARM_CATEGORY_HARASSMENT', probability: 'NEGLIGIBLE' }], citationMetadata: { citationSources: [] }, avgLogprobs: -0.12 });
+    }
+  });
+  if (has('keys-reordered')) events = events.map((event) => reordered(event, random) as Json);
+  return events;
+}
