@@ -29,6 +29,8 @@ class ChunkNormalizer implements StreamNormalizer {
    * upstream text it remembers (a slice of the read it came in) until the stream ends.
    */
   private last: ChunkHeader | undefined;
+  /** A usage chunk that came before the end of the answer (see holdsUsage). */
+  private heldUsage: ChatChunk | undefined;
 
   constructor(private readonly ctx: NormalizeContext) {}
 
@@ -46,6 +48,10 @@ class ChunkNormalizer implements StreamNormalizer {
     let out: ChatChunk[] | undefined;
     for (let i = 0; i < batch.length; i++) {
       const chunk = batch[i];
+      if (this.holdsUsage(chunk)) {
+        out ??= batch.slice(0, i);
+        continue;
+      }
       if (this.passes(chunk)) {
         out?.push(chunk);
         continue;
@@ -60,8 +66,25 @@ class ChunkNormalizer implements StreamNormalizer {
   }
 
   push(chunk: ChatChunk, out: ChatChunk[]): void {
+    if (this.holdsUsage(chunk)) return;
     if (this.passes(chunk)) out.push(chunk);
     else this.changed(chunk, out);
+  }
+
+  /**
+   * A usage chunk (`choices: []` with usage) that comes before every choice has finished is held to
+   * the end: clients read usage from the last chunk before [DONE], as OpenAI sends it.
+   */
+  private holdsUsage(chunk: ChatChunk): boolean {
+    if (chunk.choices.length !== 0 || typeof chunk.usage !== 'object' || chunk.usage === null) return false;
+    let open = this.states.size === 0;
+    for (const state of this.states.values()) if (!state.finished) open = true;
+    if (!open) {
+      this.heldUsage = undefined; // a later usage chunk says it all
+      return false;
+    }
+    this.heldUsage = chunk;
+    return true;
   }
 
   /** The usual chunk, decided without building pieces: true when it goes out as it is (its state updated); false changes nothing. */
@@ -138,6 +161,8 @@ class ChunkNormalizer implements StreamNormalizer {
       if (state.calls > 0) pieces.push({ index, delta: {}, finish_reason: 'tool_calls' });
       for (const piece of this.dressed(pieces, state)) out.push(chunkLike(last, piece));
     }
+    if (this.heldUsage !== undefined) out.push(this.heldUsage);
+    this.heldUsage = undefined;
     for (const state of states.values()) finishReport(state, ctx, report);
   }
 }

@@ -28,6 +28,7 @@ import {
 
 export type { Reply, Script, ToolCallReply } from './openai-script.js';
 export { weatherScript } from './openai-script.js';
+import { reshapedStream, streamShapesFromEnv } from '../helpers/stream-mutator.js';
 
 export interface RecordedRequest {
   method: string;
@@ -107,12 +108,24 @@ export async function startOpenAIEmulator(options: OpenAIEmulatorOptions = {}): 
   let calls = 0;
   const models = options.models ?? ['gpt-4o-mini', 'gpt-4o', 'gpt-4.1'];
   const created = 1_715_367_049;
+  // With TOOLGATE_TEST_STREAM_SHAPES=<seed> (npm run test:shapes), every stream goes out in another
+  // shape that says the same thing (test/helpers/stream-mutator.ts), a different one per stream.
+  const shapes = streamShapesFromEnv();
 
   async function stream(res: ServerResponse, body: ChatRequest, reply: Parameters<typeof resolveReply>[1]): Promise<void> {
     const chunks = buildChunks(body, resolveReply(body, reply), options);
     res.writeHead(200, baseHeaders({ 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' }));
     let closed = false;
     res.on('close', () => (closed = true));
+    const shaped = shapes === undefined ? undefined : reshapedStream(chunks as unknown as Record<string, unknown>[], shapes());
+    if (shaped !== undefined) {
+      for (const piece of shaped) {
+        if (closed) return;
+        await new Promise<void>((resolve) => res.write(piece, () => resolve()));
+      }
+      res.end();
+      return;
+    }
     for (let i = 0; i < chunks.length; i++) {
       if (i > 0 && options.chunkDelayMs) await sleep(options.chunkDelayMs);
       if (closed) return;

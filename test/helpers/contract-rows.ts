@@ -89,12 +89,14 @@ export function isReask(body: { messages?: Array<{ role: string; content?: unkno
   return last?.role === 'user' && typeof last.content === 'string' && CORRECTIVE.test(last.content);
 }
 
-/** The `data:` payloads of an SSE body, in order. */
+/** The `data:` payloads of an SSE body, in order (an event's several `data:` lines joined by "\n", as SSE reads them). */
 export function sseData(text: string): string[] {
-  return text
-    .split('\n')
-    .filter((line) => line.startsWith('data: '))
-    .map((line) => line.slice(6));
+  const out: string[] = [];
+  for (const event of text.split(/\r\n\r\n|\n\n|\r\r/)) {
+    const lines = event.split(/\r\n|\r|\n/).filter((line) => line.startsWith('data:'));
+    if (lines.length > 0) out.push(lines.map((line) => line.slice(line.startsWith('data: ') ? 6 : 5)).join('\n'));
+  }
+  return out;
 }
 
 /** The calls and text a chat SSE body carried, and its [DONE] count. */

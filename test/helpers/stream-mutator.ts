@@ -229,3 +229,27 @@ export function mutateGeminiEvents(input: readonly Json[], mutations: ReadonlySe
   if (has('keys-reordered')) events = events.map((event) => reordered(event, random) as Json);
   return events;
 }
+
+/** How one stream is reshaped: the chunk mutations, the framings, the reads and the seed for the rest. */
+export interface StreamShape {
+  mutations: Set<ChunkMutation>;
+  framings: Set<Framing>;
+  splits: number;
+  seed: number;
+}
+
+/** A random shape per call from TOOLGATE_TEST_STREAM_SHAPES=<seed>; undefined when it is not set. */
+export function streamShapesFromEnv(env: NodeJS.ProcessEnv = process.env): (() => StreamShape) | undefined {
+  const seed = Number(env.TOOLGATE_TEST_STREAM_SHAPES);
+  if (env.TOOLGATE_TEST_STREAM_SHAPES === undefined || !Number.isInteger(seed)) return undefined;
+  const random = seeded(seed);
+  const some = <T>(all: readonly T[]): Set<T> => new Set(all.filter(() => random() < 0.4));
+  return () => ({ mutations: some(CHUNK_MUTATIONS), framings: some(FRAMINGS), splits: Math.floor(random() * 12), seed: Math.floor(random() * 2 ** 31) });
+}
+
+/** The SSE bytes, as reads, of these chat chunks in this shape. */
+export function reshapedStream(chunks: readonly Json[], shape: StreamShape): Buffer[] {
+  const random = seeded(shape.seed);
+  const mutated = mutateChunks(chunks, shape.mutations, random);
+  return splitBytes(Buffer.from(frameSse(mutated.map((chunk) => JSON.stringify(chunk)), shape.framings, random)), shape.splits, random);
+}

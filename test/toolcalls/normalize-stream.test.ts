@@ -280,3 +280,25 @@ t.test('a normalizer does not keep the last chunk, only what end() copies from i
   t.ok(out.length > 0, 'end() still closes the open call');
   for (const piece of out) t.match(piece, { id: 'c2', object: 'chat.completion.chunk', created: 2, model: 'm2', system_fingerprint: 'fp' }, 'with the last chunk\'s fields');
 });
+
+// Some upstreams send the usage chunk (`choices: []`) before the finish chunk; clients read usage
+// from the last chunk before [DONE], as OpenAI sends it.
+t.test('a usage chunk that comes before the finish goes out after it; one after the finish passes as it is', async (t) => {
+  const usage = { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 };
+  const usageChunk = (): ChatChunk => ({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [], usage });
+  for (const batched of [false, true]) {
+    const normalizer = createStreamNormalizer(normalizeContext(TOOLS));
+    const upstream = [chunk({ role: 'assistant', content: 'Hi' }), usageChunk(), chunk({}, 'stop')];
+    const out: ChatChunk[] = [];
+    if (batched) out.push(...normalizer.pushAll(upstream));
+    else for (const piece of upstream) normalizer.push(piece, out);
+    normalizer.end(out);
+    t.same(out.map((piece) => (piece.choices.length === 0 ? 'usage' : piece.choices[0].finish_reason ?? 'delta')), ['delta', 'stop', 'usage'], batched ? 'pushAll' : 'push');
+  }
+  const normalizer = createStreamNormalizer(normalizeContext(TOOLS));
+  const out: ChatChunk[] = [];
+  for (const piece of [chunk({ role: 'assistant', content: 'Hi' }), chunk({}, 'stop'), usageChunk()]) normalizer.push(piece, out);
+  normalizer.end(out);
+  t.equal(out.filter((piece) => piece.choices.length === 0).length, 1, 'usage once, at the end');
+  t.equal(out[out.length - 1].choices.length, 0);
+});
