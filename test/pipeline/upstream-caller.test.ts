@@ -88,7 +88,8 @@ const BAD_BODIES: Record<string, unknown> = {
   'choices is null': { id: 'x', object: 'chat.completion', choices: null },
 };
 const BAD_CHUNKS: Record<string, unknown> = {
-  'chunk without choices': { id: 'x', object: 'chat.completion.chunk', created: 1, model: 'm' },
+  // (A chunk that leaves `choices` out, or sends null, has no choices: see upstream-shapes.test.ts.)
+  'choices is a string': { id: 'x', object: 'chat.completion.chunk', created: 1, model: 'm', choices: 'none' },
   'delta is a number': { id: 'x', object: 'chat.completion.chunk', choices: [{ index: 0, delta: 5 }] },
   'tool_calls entry is null': { id: 'x', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { tool_calls: [null] } }] },
   'a JSON array': [1, 2],
