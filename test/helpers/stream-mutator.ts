@@ -11,6 +11,8 @@
 // - id-absent-after-first: the chunk `id` only on the first chunk
 // - tool-type-absent:     a tool call's `type` left out
 // - tool-id-repeated:     every fragment of a call repeats its id (several vLLM-served models)
+// - tool-index-absent:    tool call deltas without `index` (Gemini's OpenAI-compatible endpoint): a
+//                         call's first delta carries its id, its fragments follow it
 // - nulls-written:        absent optional keys written as null (`content`, `refusal`, `tool_calls`, `usage`)
 // - keys-reordered:       every object's keys in another order
 // - extra-fields:         unknown fields at chunk, choice and delta level (`x_groq`, `stop_reason`, …)
@@ -33,6 +35,7 @@ export const CHUNK_MUTATIONS = [
   'id-absent-after-first',
   'tool-type-absent',
   'tool-id-repeated',
+  'tool-index-absent',
   'nulls-written',
   'keys-reordered',
   'extra-fields',
@@ -95,6 +98,7 @@ export function mutateChunks(input: readonly Json[], mutations: ReadonlySet<Chun
         if (typeof call.id === 'string') ids.set(index, call.id);
         else if (has('tool-id-repeated') && ids.has(index)) call.id = ids.get(index);
         if (has('tool-type-absent')) delete call.type;
+        if (has('tool-index-absent')) delete call.index;
       }
     });
   });
