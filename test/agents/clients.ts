@@ -42,6 +42,9 @@ function baseEnv(setup: RunSetup): Record<string, string> {
     XDG_DATA_HOME: join(setup.home, '.local/share'),
     XDG_CACHE_HOME: join(setup.home, '.cache'),
     XDG_STATE_HOME: join(setup.home, '.local/state'),
+    // Agents read the git repository around their folder (Claude Code's gitStatus, opencode's project
+    // snapshot): the run folder lies inside this checkout, so git discovery stops at the workspace.
+    GIT_CEILING_DIRECTORIES: setup.workspace,
     NO_COLOR: '1',
     CI: 'true',
   };
@@ -147,6 +150,13 @@ const opencode: AgentClient = {
         OPENCODE_DISABLE_LSP_DOWNLOAD: 'true',
         OPENCODE_DISABLE_DEFAULT_PLUGINS: 'true',
         OPENCODE_DISABLE_SHARE: 'true',
+        OPENCODE_DISABLE_EXTERNAL_SKILLS: 'true',
+        OPENCODE_DISABLE_CLAUDE_CODE: 'true',
+        OPENCODE_PURE: 'true',
+        // opencode installs @opencode-ai/plugin into each config folder in the background at every
+        // start (a failure is only a logged warning): offline, on a dead loopback registry, it fetches nothing.
+        npm_config_offline: 'true',
+        npm_config_registry: 'http://127.0.0.1:9/',
       },
     };
   },

@@ -6,7 +6,7 @@
 // output, what toolgate received and answered (gateway.jsonl), toolgate's log and the upstream's log.
 //
 //   npx tsx test/agents/run.ts [--only <regex on agent/route/task>] [--timeout <seconds>]
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
@@ -121,6 +121,8 @@ async function runOne(agent: AgentClient, route: Route, kind: TaskKind): Promise
   const home = join(runDir, 'home');
   mkdirSync(workspace, { recursive: true });
   mkdirSync(home, { recursive: true });
+  // A repository of its own, as an agent usually finds one (else some read the checkout around it).
+  execFileSync('git', ['init', '-q', workspace]);
   const token = randomBytes(6).toString('hex');
   const task: Task = { kind, token, ...(kind === 'write' ? { path: join(workspace, 'tg-file.txt') } : {}) };
   const gateway = await startGateway({ yaml: gatewayYaml(), logLevel: 'info' });
