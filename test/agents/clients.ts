@@ -19,6 +19,8 @@ export interface RunSetup {
   home: string;
   /** node_modules/.bin of test/agents. */
   bin: string;
+  /** The MCP server the `mcp` task declares (test/agents/mcp-server.mjs), started with `node`. */
+  mcpServer: string;
 }
 
 export interface Invocation {
@@ -29,6 +31,8 @@ export interface Invocation {
 
 export interface AgentClient {
   name: string;
+  /** Its command in node_modules/.bin. */
+  cli: string;
   /** The tasks this agent has a tool for (tool search: only where the agent has one). */
   tasks: readonly TaskKind[];
   invocation(setup: RunSetup): Invocation;
@@ -52,11 +56,18 @@ function baseEnv(setup: RunSetup): Record<string, string> {
 
 const claude: AgentClient = {
   name: 'claude',
-  tasks: ['write', 'shell', 'reason', 'search'],
+  cli: 'claude',
+  tasks: ['write', 'shell', 'reason', 'search', 'mcp'],
   invocation(setup) {
+    const mcp: string[] = [];
+    if (setup.task === 'mcp') {
+      const config = join(setup.home, 'mcp.json');
+      writeFileSync(config, JSON.stringify({ mcpServers: { tg: { command: 'node', args: [setup.mcpServer] } } }));
+      mcp.push('--mcp-config', config, '--strict-mcp-config');
+    }
     return {
       command: join(setup.bin, 'claude'),
-      args: ['-p', setup.prompt, '--model', setup.model, '--permission-mode', 'bypassPermissions', '--output-format', 'text'],
+      args: ['-p', setup.prompt, '--model', setup.model, '--permission-mode', 'bypassPermissions', '--output-format', 'text', ...mcp],
       env: {
         ANTHROPIC_BASE_URL: setup.gatewayUrl,
         ANTHROPIC_API_KEY: setup.gatewayKey,
@@ -77,45 +88,60 @@ const claude: AgentClient = {
   },
 };
 
-const codex: AgentClient = {
-  name: 'codex',
-  tasks: ['write', 'shell', 'reason'],
-  invocation(setup) {
-    const codexHome = join(setup.home, '.codex');
-    mkdirSync(codexHome, { recursive: true });
-    writeFileSync(
-      join(codexHome, 'config.toml'),
-      [
-        `model = ${JSON.stringify(setup.model)}`,
-        'model_provider = "toolgate"',
-        'check_for_update_on_startup = false',
-        ...(setup.task === 'reason' ? ['model_reasoning_effort = "medium"', 'model_reasoning_summary = "auto"'] : []),
-        '',
-        '[model_providers.toolgate]',
-        'name = "toolgate"',
-        `base_url = ${JSON.stringify(`${setup.gatewayUrl}/v1`)}`,
-        'env_key = "TOOLGATE_API_KEY"',
-        'wire_api = "responses"',
-        '',
-        '[analytics]',
-        'enabled = false',
-        '',
-        '[otel]',
-        'exporter = "none"',
-        '',
-      ].join('\n'),
-    );
-    return {
-      command: join(setup.bin, 'codex'),
-      args: ['exec', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', '-C', setup.workspace, setup.prompt],
-      env: { CODEX_HOME: codexHome, TOOLGATE_API_KEY: setup.gatewayKey },
-    };
-  },
-};
+/** Codex; `topLevel` and `tables` are config.toml lines added before and after the provider's. */
+function codexClient(name: string, topLevel: string[] = [], tables: string[] = []): AgentClient {
+  return {
+    name,
+    cli: 'codex',
+    tasks: ['write', 'shell', 'reason', 'mcp'],
+    invocation(setup) {
+      const codexHome = join(setup.home, '.codex');
+      mkdirSync(codexHome, { recursive: true });
+      const mcp = setup.task === 'mcp' ? ['[mcp_servers.tg]', 'command = "node"', `args = [${JSON.stringify(setup.mcpServer)}]`, ''] : [];
+      const reasoning = setup.task === 'reason' ? ['model_reasoning_effort = "medium"', 'model_reasoning_summary = "auto"'] : [];
+      writeFileSync(
+        join(codexHome, 'config.toml'),
+        [
+          `model = ${JSON.stringify(setup.model)}`,
+          'model_provider = "toolgate"',
+          'check_for_update_on_startup = false',
+          ...topLevel,
+          ...reasoning,
+          '',
+          '[model_providers.toolgate]',
+          'name = "toolgate"',
+          `base_url = ${JSON.stringify(`${setup.gatewayUrl}/v1`)}`,
+          'env_key = "TOOLGATE_API_KEY"',
+          'wire_api = "responses"',
+          '',
+          '[analytics]',
+          'enabled = false',
+          '',
+          '[otel]',
+          'exporter = "none"',
+          '',
+          ...tables,
+          ...mcp,
+        ].join('\n'),
+      );
+      return {
+        command: join(setup.bin, 'codex'),
+        args: ['exec', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', '-C', setup.workspace, setup.prompt],
+        env: { CODEX_HOME: codexHome, TOOLGATE_API_KEY: setup.gatewayKey },
+      };
+    },
+  };
+}
+
+const codex = codexClient('codex');
+/** Codex with its multi-agent tools (a `namespace` tool) and hosted web search off: what a user can do
+ *  on a bridged upstream until #47 (its MCP servers still come as `namespace` tools). */
+const codexPlain = codexClient('codex-plain', ['web_search = "disabled"'], ['[agents]', 'enabled = false', '']);
 
 const opencode: AgentClient = {
   name: 'opencode',
-  tasks: ['write', 'shell', 'reason'],
+  cli: 'opencode',
+  tasks: ['write', 'shell', 'reason', 'mcp'],
   invocation(setup) {
     const config = join(setup.home, 'opencode.json');
     writeFileSync(
@@ -133,6 +159,7 @@ const opencode: AgentClient = {
           model: `toolgate/${setup.model}`,
           small_model: `toolgate/${setup.model}`,
           permission: { edit: 'allow', bash: 'allow', external_directory: 'allow' },
+          ...(setup.task === 'mcp' ? { mcp: { tg: { type: 'local', command: ['node', setup.mcpServer], enabled: true } } } : {}),
           autoupdate: false,
           share: 'disabled',
         },
@@ -164,7 +191,8 @@ const opencode: AgentClient = {
 
 const qwen: AgentClient = {
   name: 'qwen',
-  tasks: ['write', 'shell', 'reason', 'search'],
+  cli: 'qwen',
+  tasks: ['write', 'shell', 'reason', 'search', 'mcp'],
   invocation(setup) {
     const settingsDir = join(setup.home, '.qwen');
     mkdirSync(settingsDir, { recursive: true });
@@ -178,6 +206,7 @@ const qwen: AgentClient = {
         // Its one-shot default (child_process) now and then reports a command's output as "(empty)"
         // (3 of 24 runs here; QwenLM/qwen-code#3520); its PTY shell did not in 48.
         tools: { shell: { enableInteractiveShell: true } },
+        ...(setup.task === 'mcp' ? { mcpServers: { tg: { command: 'node', args: [setup.mcpServer], trust: true } } } : {}),
       }),
     );
     return {
@@ -188,7 +217,7 @@ const qwen: AgentClient = {
   },
 };
 
-export const AGENTS: readonly AgentClient[] = [claude, codex, opencode, qwen];
+export const AGENTS: readonly AgentClient[] = [claude, codex, codexPlain, opencode, qwen];
 
 export function environment(setup: RunSetup, invocation: Invocation, path: string): Record<string, string> {
   return { PATH: path, ...baseEnv(setup), ...invocation.env };

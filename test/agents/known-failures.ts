@@ -13,6 +13,11 @@ const CODEX_TOOL_TYPES: KnownFailure = {
   sign: 'unsupported_tool_type',
 };
 
+const CODEX_MCP_NAMESPACE: KnownFailure = {
+  issue: "#47: Codex declares an MCP server's tools as a `namespace` tool, refused with 400 unsupported_tool_type on the Responses bridge",
+  sign: 'unsupported_tool_type',
+};
+
 export const KNOWN_FAILURES: Readonly<Record<string, KnownFailure>> = {
   'claude/*/search': {
     issue: "#48: Claude Code's ToolSearch result ({type: 'tool_reference'} in a tool_result) is refused with 400 on /v1/messages",
@@ -21,6 +26,9 @@ export const KNOWN_FAILURES: Readonly<Record<string, KnownFailure>> = {
   'codex/hermes/*': CODEX_TOOL_TYPES,
   'codex/xml/*': CODEX_TOOL_TYPES,
   'codex/gemini/*': CODEX_TOOL_TYPES,
+  'codex-plain/hermes/mcp': CODEX_MCP_NAMESPACE,
+  'codex-plain/xml/mcp': CODEX_MCP_NAMESPACE,
+  'codex-plain/gemini/mcp': CODEX_MCP_NAMESPACE,
 };
 
 export function knownFailure(run: string): KnownFailure | undefined {

@@ -21,7 +21,7 @@ import { startScriptedUpstream } from './upstream.js';
 
 const ROUTES = ['native', 'hermes', 'xml', 'gemini'] as const;
 type Route = (typeof ROUTES)[number];
-const TASKS: readonly TaskKind[] = ['write', 'shell', 'reason', 'search'];
+const TASKS: readonly TaskKind[] = ['write', 'shell', 'reason', 'search', 'mcp'];
 
 /** The toolgate model per route; the `reason` task takes a model whose upstream wants its reasoning back. */
 function modelFor(route: Route, task: TaskKind): string {
@@ -127,7 +127,7 @@ async function runOne(agent: AgentClient, route: Route, kind: TaskKind): Promise
   const task: Task = { kind, token, ...(kind === 'write' ? { path: join(workspace, 'tg-file.txt') } : {}) };
   const gateway = await startGateway({ yaml: gatewayYaml(), logLevel: 'info' });
   const recorder = await startRecorder(() => gateway.url, () => join(runDir, 'gateway.jsonl'));
-  const setup: RunSetup = { gatewayUrl: recorder.url, gatewayKey: GATEWAY_KEY, model: modelFor(route, kind), task: kind, prompt: promptFor(task), workspace, home, bin: BIN };
+  const setup: RunSetup = { gatewayUrl: recorder.url, gatewayKey: GATEWAY_KEY, model: modelFor(route, kind), task: kind, prompt: promptFor(task), workspace, home, bin: BIN, mcpServer: join(AGENTS_DIR, 'mcp-server.mjs') };
   const invocation = agent.invocation(setup);
   const path = [NODE24, BIN, process.env.PATH ?? ''].join(delimiter);
   writeFileSync(join(runDir, 'invocation.json'), JSON.stringify({ ...invocation, model: setup.model, token }, null, 2));
@@ -160,8 +160,8 @@ async function runOne(agent: AgentClient, route: Route, kind: TaskKind): Promise
 const plan = AGENTS.flatMap((agent) => ROUTES.flatMap((route) => TASKS.filter((task) => agent.tasks.includes(task)).map((task) => ({ agent, route, task }))))
   .filter(({ agent, route, task }) => !only || only.test(`${agent.name}/${route}/${task}`));
 for (const { agent } of plan) {
-  if (!existsSync(join(BIN, agent.name))) {
-    console.error(`agents: ${agent.name} is not installed in test/agents/node_modules (npm run test:agents installs the CLIs)`);
+  if (!existsSync(join(BIN, agent.cli))) {
+    console.error(`agents: ${agent.cli} is not installed in test/agents/node_modules (npm run test:agents installs the CLIs)`);
     process.exit(2);
   }
 }

@@ -5,7 +5,7 @@
 
 type Json = Record<string, any>;
 
-export type TaskKind = 'write' | 'shell' | 'reason' | 'search';
+export type TaskKind = 'write' | 'shell' | 'reason' | 'search' | 'mcp';
 
 export interface Task {
   kind: TaskKind;
@@ -17,16 +17,18 @@ export interface Task {
 export interface ToolView {
   name: string;
   parameters: Json;
+  /** A Responses `namespace` tool's name, for the tools inside it (Codex's MCP servers, multi_agent_v1). */
+  namespace?: string;
 }
 
 export interface ToolCallMove {
-  call: { name: string; args: Json };
+  call: { name: string; args: Json; namespace?: string };
   /** Reasoning the upstream answers with beside the call (the `reason` task). */
   reasoning?: string;
 }
 export type Move = ToolCallMove | { text: string };
 
-const MARKER = /TG-TASK (write|shell|reason|search) ([a-z0-9]{6,32})(?: (\/[^\s"\\]+))?/;
+const MARKER = /TG-TASK (write|shell|reason|search|mcp) ([a-z0-9]{6,32})(?: (\/[^\s"\\]+))?/;
 
 export function taskIn(text: string): Task | undefined {
   const match = MARKER.exec(text);
@@ -43,6 +45,8 @@ export function promptFor(task: Task): string {
 export const fileContent = (token: string): string => `tg-file-${token}`;
 /** The shell command prints this only when a shell ran it ($((6*7)) evaluated). */
 export const shellOutput = (token: string): string => `tg-42-${token}`;
+/** What the MCP server of ./mcp-server.mjs answers to the `mcp` task's call. */
+export const stampedText = (token: string): string => `stamped:tg-mcp-${token}`;
 export const reasoningText = (token: string): string => `Thinking rz-${token}: the task needs one tool call.`;
 export const doneText = (token: string): string => `TG-DONE ${token}`;
 
@@ -70,6 +74,23 @@ export function writeTool(tools: ToolView[]): ToolView | undefined {
 export function shellTool(tools: ToolView[]): ToolView | undefined {
   const candidates = tools.filter((tool) => Object.keys(properties(tool)).some((k) => COMMAND_KEYS.test(k)));
   return candidates.find((tool) => /bash|shell|exec|command/i.test(tool.name)) ?? candidates[0];
+}
+
+/** The MCP server's tool, whatever prefix the agent gives it (mcp__tg__tg_stamp, tg_tg_stamp, …). */
+export function mcpTool(tools: ToolView[]): ToolView | undefined {
+  return tools.find((tool) => /tg_stamp$/.test(tool.name) && 'text' in properties(tool));
+}
+
+/** Qwen Code declares MCP tools deferred: named in a reminder, called through its `tool_call` tool
+ *  ({name, arguments}). */
+function deferredCall(tools: ToolView[], bodyText: string, token: string): ToolCallMove['call'] | undefined {
+  const caller = tools.find((tool) => {
+    const props = properties(tool);
+    return typeOf(props.name) === 'string' && typeOf(props.arguments) === 'object';
+  });
+  const name = /"((?:mcp__)?[A-Za-z0-9_]*tg_stamp)\\?"/.exec(bodyText)?.[1];
+  if (!caller || !name) return undefined;
+  return { name: caller.name, args: callWith(caller, { name, arguments: { text: `tg-mcp-${token}` } }) };
 }
 
 export function searchTool(tools: ToolView[]): ToolView | undefined {
@@ -131,6 +152,13 @@ export function nextMove(task: Task, tools: ToolView[], started: boolean, bodyTe
     if (!search) return { text: `TG-NO-TOOL search ${task.token}: no tool search among ${tools.map((t) => t.name).join(', ')}` };
     return { call: { name: search.name, args: callWith(search, { query: 'web fetch' }) } };
   }
+  if (task.kind === 'mcp') {
+    const stamp = mcpTool(tools);
+    const deferred = stamp ? undefined : deferredCall(tools, bodyText, task.token);
+    if (deferred) return { call: deferred };
+    if (!stamp) return { text: `TG-NO-TOOL mcp ${task.token}: no tg_stamp tool among ${tools.map((t) => t.name).join(', ')}` };
+    return { call: { name: stamp.name, args: callWith(stamp, { text: `tg-mcp-${task.token}` }), ...(stamp.namespace ? { namespace: stamp.namespace } : {}) } };
+  }
   if (!shell) return { text: `TG-NO-TOOL shell ${task.token}: no shell tool among ${tools.map((t) => t.name).join(', ')}` };
   const move: ToolCallMove = { call: { name: shell.name, args: shellCall(shell, `echo tg-$((6*7))-${task.token}`) } };
   if (task.kind === 'reason') move.reasoning = reasoningText(task.token);
@@ -140,6 +168,9 @@ export function nextMove(task: Task, tools: ToolView[], started: boolean, bodyTe
 function finalText(task: Task, bodyText: string, reasoningComesBack: boolean): string {
   if (task.kind === 'reason' && reasoningComesBack && !bodyText.includes(`rz-${task.token}`)) {
     return `TG-REASONING-LOST ${task.token}: the reasoning of the call did not come back`;
+  }
+  if (task.kind === 'mcp' && !bodyText.includes(stampedText(task.token))) {
+    return `TG-NO-OUTPUT ${task.token}: the MCP tool's answer did not come back`;
   }
   if ((task.kind === 'shell' || task.kind === 'reason') && !bodyText.includes(shellOutput(task.token))) {
     return `TG-NO-OUTPUT ${task.token}: the command's output did not come back`;

@@ -120,7 +120,8 @@ function sendChat(res: ServerResponse, body: Json, reply: ChatAnswer): Json {
 // ---- Responses (native relay on `openai` providers) -----------------------------------------------
 
 function responsesTools(body: Json): ToolView[] {
-  const flat = (tools: Json[]): ToolView[] => tools.flatMap((t) => (t?.type === 'namespace' && Array.isArray(t.tools) ? flat(t.tools) : t?.type === 'function' && t.name ? [{ name: t.name, parameters: t.parameters ?? {} }] : []));
+  const flat = (tools: Json[], namespace?: string): ToolView[] =>
+    tools.flatMap((t) => (t?.type === 'namespace' && Array.isArray(t.tools) ? flat(t.tools, t.name) : t?.type === 'function' && t.name ? [{ name: t.name, parameters: t.parameters ?? {}, ...(namespace ? { namespace } : {}) }] : []));
   return flat(Array.isArray(body.tools) ? body.tools : []);
 }
 
@@ -137,7 +138,8 @@ function sendResponses(res: ServerResponse, body: Json, move: Move): Json {
   const output: Json[] = [];
   if ('call' in move) {
     if (move.reasoning) output.push({ type: 'reasoning', id: id('rs_'), summary: [{ type: 'summary_text', text: move.reasoning }], encrypted_content: `enc-${move.reasoning}` });
-    output.push({ type: 'function_call', id: id('fc_'), call_id: id('call_'), name: move.call.name, arguments: JSON.stringify(move.call.args), status: 'completed' });
+    const namespace = move.call.namespace ? { namespace: move.call.namespace } : {};
+    output.push({ type: 'function_call', id: id('fc_'), call_id: id('call_'), name: move.call.name, ...namespace, arguments: JSON.stringify(move.call.args), status: 'completed' });
   } else {
     output.push({ type: 'message', id: id('msg_'), role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: move.text, annotations: [] }] });
   }
