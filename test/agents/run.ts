@@ -74,6 +74,9 @@ function gatewayYaml(): string {
   ].join('');
 }
 
+/** Error events of the three streaming formats (Messages, Responses, chat). */
+const STREAM_ERROR = /event: error\n[^\n]*|event: response\.failed\n[^\n]*|^data: \{"error":[^\n]*/m;
+
 interface Outcome {
   name: string;
   passed: boolean;
@@ -141,6 +144,10 @@ async function runOne(agent: AgentClient, route: Route, kind: TaskKind): Promise
   else if (result.code !== 0) problems.push(`exit code ${result.code}`);
   for (const exchange of recorder.exchanges.filter((e) => e.status >= 400)) {
     problems.push(`toolgate answered ${exchange.status} to ${exchange.method} ${exchange.url}: ${exchange.response.slice(0, 240)}`);
+  }
+  // A stream that started with 200 reports a later failure as an error event.
+  for (const exchange of recorder.exchanges.filter((e) => e.status < 400 && STREAM_ERROR.test(e.response))) {
+    problems.push(`toolgate's stream to ${exchange.method} ${exchange.url} carried an error: ${STREAM_ERROR.exec(exchange.response)![0].slice(0, 240)}`);
   }
   if (recorder.exchanges.length === 0) problems.push('the agent sent toolgate no request');
   if (kind === 'write') {
