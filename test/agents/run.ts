@@ -5,7 +5,7 @@
 // 5xx. Each run leaves its folder under .cache/agents/<suite run>/<agent>-<route>-<task>/: the agent's
 // output, what toolgate received and answered (gateway.jsonl), toolgate's log and the upstream's log.
 //
-//   npx tsx test/agents/run.ts [--only <regex on agent/route/task>] [--timeout <seconds>]
+//   npx tsx test/agents/run.ts [--only <regex on agent/route/task>] [--timeout <seconds a run>] [--budget <seconds in all>]
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -38,9 +38,11 @@ function modelFor(route: Route, task: TaskKind): string {
   }
 }
 
-const { values: options } = parseArgs({ options: { only: { type: 'string' }, timeout: { type: 'string', default: '150' } } });
+const { values: options } = parseArgs({ options: { only: { type: 'string' }, timeout: { type: 'string', default: '150' }, budget: { type: 'string', default: '1200' } } });
 const only = options.only ? new RegExp(options.only) : undefined;
 const timeoutMs = Number(options.timeout) * 1000;
+/** The whole suite's time (CI has 90 minutes for everything): runs past it are not started, and fail. */
+const budgetMs = Number(options.budget) * 1000;
 
 const AGENTS_DIR = join(ROOT, 'test/agents');
 const BIN = join(AGENTS_DIR, 'node_modules/.bin');
@@ -179,7 +181,10 @@ const outcomes: Outcome[] = [];
 /** A listed run that failed for its listed reason. */
 const failedAsKnown = (o: Outcome): boolean => !o.passed && o.problems.some((p) => p.includes(knownFailure(o.name)?.sign ?? '\u0000'));
 for (const { agent, route, task } of plan) {
-  const outcome = await runOne(agent, route, task);
+  const outcome =
+    Date.now() - suiteStarted > budgetMs
+      ? { name: `${agent.name}/${route}/${task}`, passed: false, problems: [`not run: the suite's ${budgetMs / 1000} s were used up`], seconds: 0 }
+      : await runOne(agent, route, task);
   outcomes.push(outcome);
   const known = knownFailure(outcome.name);
   const verdict = outcome.passed ? (known ? 'NOW PASSES' : 'ok') : failedAsKnown(outcome) ? 'known failure' : 'FAIL';
