@@ -120,6 +120,13 @@ function codexClient(name: string, topLevel: string[] = [], tables: string[] = [
           '[otel]',
           'exporter = "none"',
           '',
+          // Plugins: at start Codex syncs its curated plugin marketplace (github.com) and warms the
+          // remote plugin catalogue (chatgpt.com).
+          '[features]',
+          'plugins = false',
+          'remote_plugin = false',
+          'plugin_sharing = false',
+          '',
           ...tables,
           ...mcp,
         ].join('\n'),

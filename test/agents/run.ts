@@ -15,6 +15,7 @@ import { startGateway } from '../helpers/gateway.js';
 import { ROOT } from '../run/plan.js';
 import { AGENTS, environment, type AgentClient, type RunSetup } from './clients.js';
 import { knownFailure, KNOWN_FAILURES } from './known-failures.js';
+import { startEgressTrap } from './egress.js';
 import { startRecorder } from './recorder.js';
 import { fileContent, promptFor, doneText, type Task, type TaskKind } from './task.js';
 import { startScriptedUpstream } from './upstream.js';
@@ -62,6 +63,7 @@ if (existsSync(SUITES_DIR)) {
 let runDir = suiteDir;
 mkdirSync(suiteDir, { recursive: true });
 const upstream = await startScriptedUpstream(() => join(runDir, 'upstream.jsonl'), UPSTREAM_KEY);
+const egress = await startEgressTrap(() => join(runDir, 'egress.jsonl'));
 
 function gatewayYaml(): string {
   const provider = (name: string, type: string, baseUrl: string, apiKey: string): string => `  ${name}:\n    type: ${type}\n    baseUrl: ${baseUrl}\n    apiKey: ${apiKey}\n`;
@@ -135,8 +137,10 @@ async function runOne(agent: AgentClient, route: Route, kind: TaskKind): Promise
   const setup: RunSetup = { gatewayUrl: recorder.url, gatewayKey: GATEWAY_KEY, model: modelFor(route, kind), task: kind, prompt: promptFor(task), workspace, home, bin: BIN, mcpServer: join(AGENTS_DIR, 'mcp-server.mjs') };
   const invocation = agent.invocation(setup);
   const path = [NODE24, BIN, process.env.PATH ?? ''].join(delimiter);
+  const proxy = { HTTP_PROXY: egress.url, HTTPS_PROXY: egress.url, http_proxy: egress.url, https_proxy: egress.url, NO_PROXY: '127.0.0.1,localhost', no_proxy: '127.0.0.1,localhost' };
+  egress.take();
   writeFileSync(join(runDir, 'invocation.json'), JSON.stringify({ ...invocation, model: setup.model, token }, null, 2));
-  const result = await runAgent(invocation.command, invocation.args, environment(setup, invocation, path), workspace, runDir);
+  const result = await runAgent(invocation.command, invocation.args, { ...proxy, ...environment(setup, invocation, path) }, workspace, runDir);
   await recorder.close();
   await gateway.close();
   writeFileSync(join(runDir, 'toolgate.log'), `${gateway.logs.join('\n')}\n`);
@@ -151,6 +155,7 @@ async function runOne(agent: AgentClient, route: Route, kind: TaskKind): Promise
   for (const exchange of recorder.exchanges.filter((e) => e.status < 400 && STREAM_ERROR.test(e.response))) {
     problems.push(`toolgate's stream to ${exchange.method} ${exchange.url} carried an error: ${STREAM_ERROR.exec(exchange.response)![0].slice(0, 240)}`);
   }
+  for (const target of new Set(egress.take())) problems.push(`the agent tried to reach ${target} (refused; nothing may leave 127.0.0.1)`);
   if (recorder.exchanges.length === 0) problems.push('the agent sent toolgate no request');
   if (kind === 'write') {
     const written = existsSync(task.path!) ? readFileSync(task.path!, 'utf8') : undefined;
@@ -192,6 +197,7 @@ for (const { agent, route, task } of plan) {
   if (!outcome.passed) for (const problem of outcome.problems) console.log(`    ${problem}`);
 }
 await upstream.close();
+await egress.close();
 
 const knownFailed = outcomes.filter(failedAsKnown);
 const unexpected = outcomes.filter((o) => !o.passed && !failedAsKnown(o));
