@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ChatChunk, ChatCompletion } from '../api/chat-types.js';
+import type { ChatChunk, ChatCompletion, ChunkChoice, ToolCallDelta } from '../api/chat-types.js';
 
 // What OpenAI-compatible servers send that is not the OpenAI shape, made spec-shaped once in the
 // adapter (the pipeline and the client only see chat completions):
@@ -12,6 +12,7 @@ import type { ChatChunk, ChatCompletion } from '../api/chat-types.js';
 //   `chat.completion.chunk`, an empty or missing id a generated `chatcmpl-…` one (one per stream);
 //   its finish reasons `eos_token` and `stop_sequence` are OpenAI's `stop`. A stream whose later
 //   chunks leave the id out keeps its first chunk's id throughout.
+// - Call deltas without `index` (Gemini's OpenAI-compatible endpoint): numbered from their ids.
 // A changed answer loses its upstream text, so it is serialized afresh (see api/raw-json.ts).
 
 /** The text of a `thinking` part: a string, or a list of text parts. */
@@ -96,6 +97,7 @@ export function specShapedCompletion(completion: ChatCompletion): ChatCompletion
 /** Per stream: makes each chunk spec-shaped; a chunk without an id gets the stream's (the first one sent, else one generated once). */
 export class ChunkShaper {
   private id: string | undefined;
+  private readonly calls = new Map<number, CallIndexes>();
 
   /** The chunk itself when it was already spec-shaped. */
   shape(chunk: ChatChunk): ChatChunk {
@@ -103,8 +105,10 @@ export class ChunkShaper {
     if (this.id === undefined && !needsId(chunk.id)) this.id = chunk.id;
     let out: ChatChunk | undefined;
     for (let i = 0; i < chunk.choices.length; i++) {
-      const choice = shapedChoice(chunk.choices[i], 'delta', undefined);
-      if (choice === chunk.choices[i]) continue;
+      const original = chunk.choices[i];
+      let choice = shapedChoice(original, 'delta', undefined);
+      choice = this.withCallIndexes(choice);
+      if (choice === original) continue;
       out ??= { ...chunk, choices: [...chunk.choices] };
       out.choices[i] = choice;
     }
@@ -114,7 +118,51 @@ export class ChunkShaper {
     }
     return out ?? chunk;
   }
+
+  /** The choice with every call delta's `index` (see CallIndexes); the same object when all had one. */
+  private withCallIndexes(choice: ChunkChoice): ChunkChoice {
+    const deltas = choice.delta.tool_calls;
+    if (!Array.isArray(deltas) || deltas.length === 0) return choice;
+    let indexes = this.calls.get(choice.index);
+    if (indexes === undefined) this.calls.set(choice.index, (indexes = new CallIndexes()));
+    let out: ToolCallDelta[] | undefined;
+    for (let j = 0; j < deltas.length; j++) {
+      const delta = deltas[j];
+      const index = indexes.of(delta);
+      if (index === delta.index) continue;
+      out ??= [...deltas];
+      out[j] = { ...delta, index };
+    }
+    return out === undefined ? choice : { ...choice, delta: { ...choice.delta, tool_calls: out } };
+  }
 }
+
+/**
+ * A call delta's position among a choice's calls. Some servers leave `index` out (Gemini's
+ * OpenAI-compatible endpoint, several proxies): a delta with an id not seen before opens the next
+ * call, one with a seen id continues that call, one without either continues the last call.
+ * Deltas that carry an index keep it (and teach their id's position).
+ */
+class CallIndexes {
+  private readonly byId = new Map<string, number>();
+  private last = -1;
+
+  of(delta: ToolCallDelta): number {
+    const given: unknown = delta.index;
+    const id = typeof delta.id === 'string' && delta.id !== '' ? delta.id : undefined;
+    let index: number;
+    if (typeof given === 'number' && Number.isInteger(given) && given >= 0) index = given;
+    else if (id !== undefined) index = this.byId.get(id) ?? this.last + 1;
+    else index = Math.max(this.last, 0);
+    // Bounded by the calls of one answer: an id is remembered only when it opens a call.
+    if (id !== undefined && !this.byId.has(id) && this.byId.size < MAX_REMEMBERED_CALLS) this.byId.set(id, index);
+    this.last = Math.max(this.last, index);
+    return index;
+  }
+}
+
+/** Calls per choice whose ids a stream remembers (more than any answer declares). */
+const MAX_REMEMBERED_CALLS = 4096;
 
 function newCompletionId(): string {
   return `chatcmpl-${randomUUID().replaceAll('-', '')}`;
