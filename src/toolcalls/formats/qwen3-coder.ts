@@ -302,11 +302,14 @@ export function typeValue(raw: string, propertySchema: unknown, budget: RepairBu
   return raw;
 }
 
+/** Type names tools declare outside JSON Schema (`"type": "float"`), read as vLLM's qwen3coder parser reads them. */
+const TYPE_ALIASES: Record<string, string> = { float: 'number', double: 'number', int: 'integer', long: 'integer', short: 'integer', uint: 'integer', bool: 'boolean', dict: 'object', list: 'array' };
+
 function declaredTypes(schema: unknown): { types: string[]; nullable: boolean } {
   if (!isPlainObject(schema)) return { types: [], nullable: false };
   const collected: string[] = [];
   const add = (type: unknown): void => {
-    if (typeof type === 'string') collected.push(type);
+    if (typeof type === 'string') collected.push(TYPE_ALIASES[type.toLowerCase()] ?? type);
     else if (Array.isArray(type)) type.forEach(add);
   };
   add(schema.type);
