@@ -165,4 +165,24 @@ export const HARVEST_QWEN3_CODER: HarvestCase[] = [
   { source: `${VLLM_QWEN3} :: test_extract_tool_calls_streaming_incremental`, text: "I'll check the weather.<tool_call>\n<function=get_current_weather>\n<parameter=city>\nDallas\n</parameter>\n<parameter=state>\nTX\n</parameter>\n</function>\n</tool_call>", calls: [{ name: 'get_current_weather', args: { city: 'Dallas', state: 'TX' } }], content: "I'll check the weather.", tools: QWEN3_TOOLS },
 ];
 
-export const HARVEST: HarvestCase[] = [...HARVEST_LFM2, ...HARVEST_MINIMAX_M2, ...HARVEST_HERMES, ...HARVEST_QWEN3_CODER, ...HARVEST_SGLANG];
+const VLLM_MISTRAL = 'vllm-project/vllm tests/tool_parsers/test_mistral_tool_parser.py@002d5731';
+const SF = { name: 'get_current_weather', args: { city: 'San Francisco', state: 'CA', unit: 'celsius' } };
+
+// Content is not asserted where vLLM drops text toolgate keeps (trailing data after the calls).
+export const HARVEST_MISTRAL: HarvestCase[] = [
+  { source: `${VLLM_MISTRAL} :: test_extract_tool_calls_no_tools`, text: 'This is a test', calls: [], declared: ['add'] },
+  { source: `${VLLM_MISTRAL} :: test_extract_tool_calls_pre_v11_tokenizer[single_tool_add]`, text: '[TOOL_CALLS][{"name": "add", "arguments":{"a": 3.5, "b": 4}}]', calls: [{ name: 'add', args: { a: 3.5, b: 4 } }], content: null },
+  { source: `${VLLM_MISTRAL} :: test_extract_tool_calls_pre_v11_tokenizer[single_tool_weather]`, text: '[TOOL_CALLS] [{"name": "get_current_weather", "arguments":{"city": "San Francisco", "state": "CA", "unit": "celsius"}}]', calls: [SF], content: null },
+  { source: `${VLLM_MISTRAL} :: test_extract_tool_calls_pre_v11_tokenizer[argument_before_name]`, text: '[TOOL_CALLS] [{"arguments":{"city": "San Francisco", "state": "CA", "unit": "celsius"}, "name": "get_current_weather"}]', calls: [SF], content: null },
+  { source: `${VLLM_MISTRAL} :: test_extract_tool_calls_pre_v11_tokenizer[argument_before_name_and_name_in_argument]`, text: '[TOOL_CALLS] [{"arguments":{"name": "John Doe"}, "name": "get_age"}]', calls: [{ name: 'get_age', args: { name: 'John Doe' } }], content: null },
+  { source: `${VLLM_MISTRAL} :: test_extract_tool_calls_pre_v11_tokenizer[multiple_tools]`, text: '[TOOL_CALLS] [{"name": "add", "arguments": {"a": 3.5, "b": 4}}, {"name": "get_current_weather", "arguments":{"city": "San Francisco", "state": "CA", "unit": "celsius"}}]', calls: [{ name: 'add', args: { a: 3.5, b: 4 } }, SF], content: null },
+  { source: `${VLLM_MISTRAL} :: test_extract_tool_calls_pre_v11_tokenizer[content_before_tool]`, text: 'Hello[TOOL_CALLS] [{"name": "add", "arguments":{"a": 1, "b": 2}}]', calls: [{ name: 'add', args: { a: 1, b: 2 } }], content: 'Hello' },
+  { source: `${VLLM_MISTRAL} :: test_extract_tool_calls_pre_v11_tokenizer[trailing_data_after_json]`, text: '[TOOL_CALLS] [{"name": "get_current_weather", "arguments":{"city": "Dallas", "state": "TX", "unit": "fahrenheit"}}]\nextra trailing data', calls: [{ name: 'get_current_weather', args: { city: 'Dallas', state: 'TX', unit: 'fahrenheit' } }] },
+  { source: `${VLLM_MISTRAL} :: test_extract_tool_calls_pre_v11_regex_fallback`, text: '[TOOL_CALLS]  junk [{"name": "add", "arguments":{"a": 1, "b": 2}}] trail', calls: [{ name: 'add', args: { a: 1, b: 2 } }] },
+  { source: `${VLLM_MISTRAL} :: test_extract_tool_calls_pre_v11_regex_fallback_fails`, text: '[TOOL_CALLS] not json at all', calls: [], declared: ['add'] },
+  { source: `${VLLM_MISTRAL} :: test_extract_tool_calls[single_tool_add] (v11)`, text: '[TOOL_CALLS]add_this_and_that{"a": 3.5, "b": 4}', calls: [{ name: 'add_this_and_that', args: { a: 3.5, b: 4 } }], content: null },
+  { source: `${VLLM_MISTRAL} :: test_extract_tool_calls[single_tool_weather] (v11)`, text: '[TOOL_CALLS]get_current_weather{"city": "San Francisco", "state": "CA", "unit": "celsius"}', calls: [SF], content: null },
+  { source: `${VLLM_MISTRAL} :: test_extract_tool_calls[multiple_tool_calls] (v11)`, text: '[TOOL_CALLS]add{"a": 3.5, "b": 4}[TOOL_CALLS]multiply{"a": 3, "b": 6}', calls: [{ name: 'add', args: { a: 3.5, b: 4 } }, { name: 'multiply', args: { a: 3, b: 6 } }], content: null },
+];
+
+export const HARVEST: HarvestCase[] = [...HARVEST_LFM2, ...HARVEST_MINIMAX_M2, ...HARVEST_HERMES, ...HARVEST_QWEN3_CODER, ...HARVEST_MISTRAL, ...HARVEST_SGLANG];
