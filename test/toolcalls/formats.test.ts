@@ -48,6 +48,13 @@ t.test('qwen3-coder keeps strings as strings and nullable as null', async (t) =>
   t.same(JSON.parse(result!.calls[0].arguments), { id: 42, note: null, flag: 'maybe', extra: '7' });
 });
 
+t.test('qwen3-coder reads type names outside JSON Schema as vLLM does (tests/tool_parsers/test_qwen3coder_tool_parser.py)', async (t) => {
+  const loose = tool('measure', { ratio: { type: 'float' }, count: { type: 'int' }, on: { type: 'bool' }, opts: { type: 'dict' }, items: { type: 'list' } });
+  const text = '<tool_call>\n<function=measure>\n<parameter=ratio>\n3.14\n</parameter>\n<parameter=count>\n7\n</parameter>\n<parameter=on>\ntrue\n</parameter>\n<parameter=opts>\n{"a": 1}\n</parameter>\n<parameter=items>\n[1]\n</parameter>\n</function>\n</tool_call>';
+  const result = parseToolCallsFromText(text, parseContext([loose]));
+  t.same(JSON.parse(result!.calls[0].arguments), { ratio: 3.14, count: 7, on: true, opts: { a: 1 }, items: [1] });
+});
+
 t.test('the content around calls is kept as written: only the call text is cut out', async (t) => {
   const text = 'First part.\n\n<tool_call>{"name": "get_time", "arguments": {}}</tool_call>\n\nSecond part. <tool_call>{"name": "get_time", "arguments": {}}</tool_call> Third.';
   t.equal(parseToolCallsFromText(text, ctx)?.content, 'First part.\n\n\n\nSecond part.  Third.');

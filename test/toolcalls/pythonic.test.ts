@@ -33,6 +33,22 @@ t.test('a list after prose counts when it closes the answer after a colon or at 
   t.same(events.filter((e) => e.type === 'call').length, 1, 'streamed');
 });
 
+t.test('a list that starts a sentence and closes the answer is a call', async (t) => {
+  for (const text of ["Let me check. [get_weather(city='Oslo')]", "Sure! [get_weather(city='Oslo')]\n", "Which city? Oslo? [get_weather(city='Oslo')]"]) {
+    t.same(calls(text), ['get_weather {"city":"Oslo"}'], JSON.stringify(text));
+    t.equal(streamed(text).events.filter((e) => e.type === 'call').length, 1, `${JSON.stringify(text)}: streamed`);
+  }
+  t.equal(parseWithDetails("Let me check. [get_weather(city='Oslo')]", ctx).result?.content, 'Let me check. ');
+  // Not sure: mid-sentence, more prose after, an undeclared name, a list that does not parse, an example.
+  t.same(calls("I would run [get_weather(city='Oslo')]"), []);
+  t.same(calls("Let me check. [get_weather(city='Oslo')] Then I answer."), []);
+  t.same(calls("Let me check. [launch_rockets(count=3)]"), []);
+  t.same(calls("Let me check. [get_weather(city='Oslo') or not]"), []);
+  t.same(calls("See the docs. [get_weather(city=Oslo)]"), []);
+  t.same(calls("For example. [get_weather(city='Oslo')]"), []);
+  t.same(calls('Version 2.[get_weather(city="Oslo")]'), [], 'no space after the full stop');
+});
+
 t.test('a list in the middle of prose, or followed by more text, stays content', async (t) => {
   t.same(calls("You could call [get_weather(city='Paris')] yourself."), []);
   t.same(calls("Syntax: [get_weather(city='Paris')]\nThat is how it looks."), []);

@@ -10,7 +10,9 @@ import type { BlockMatch, ScanEnv } from './types.js';
 // Pythonic calls inside a model's wrapper tokens:
 //   LFM2:   <|tool_call_start|>[get_weather(city="Paris"), get_time()]<|tool_call_end|>
 //           (LFM2 also writes the JSON form [{"name": …, "arguments": …}] between the same tokens,
-//           calls without the list's brackets, and an echo of the calls after the closing token)
+//           calls without the list's brackets, and an echo of the calls after the closing token;
+//           read leniently once closed: raw newlines and unescaped inner quotes in strings, as
+//           vLLM's lfm2 parser recovers them)
 //   OLMo 3: <function_calls>get_weather(city="Paris")\nget_time(zone=null)</function_calls>
 //           (one call per line, JSON constants allowed; a bracketed list is read too)
 // The wrapper is what makes these calls: without it, a pythonic list is the pythonic format's.
@@ -30,7 +32,14 @@ export const lfm2Format = defineFormat({
     if (open === 'partial') return outOfText(env);
     const at = skipWhitespace(text, start + LFM2_OPEN.length);
     if (at >= text.length) return outOfText(env);
-    const listed = IDENT_START.test(text[at]) ? readUnbracketed(text, at, env) : readListAt(text, at, env, indexFrom(text, LFM2_OPEN, at), ctx.repairBudget);
+    // Read once the closing token (or the next opener, or the end of the answer) is there: a
+    // string's closing quote is only known then (see PythonReadOptions.lenient).
+    const close = indexFrom(text, LFM2_CLOSE, at);
+    const next = indexFrom(text, LFM2_OPEN, at);
+    const bounds = [close, next].filter((index) => index >= 0);
+    if (bounds.length === 0 && !env.final) return INCOMPLETE;
+    const regionEnd = bounds.length > 0 ? Math.min(...bounds) : text.length;
+    const listed = IDENT_START.test(text[at]) ? readUnbracketed(text, at, env) : readListAt(text, at, env, regionEnd, ctx.repairBudget, true);
     if (listed.kind !== 'calls') return listed.kind === 'incomplete' ? INCOMPLETE : NONE;
     const closed = closerEnd(text, listed.end, LFM2_CLOSE, env);
     if (closed === 'incomplete') return INCOMPLETE;
@@ -48,7 +57,7 @@ function readUnbracketed(text: string, at: number, env: ScanEnv): Listed {
   const next = indexFrom(text, LFM2_OPEN, at);
   if (close < 0 || (next >= 0 && next < close)) return env.final || next >= 0 ? { kind: 'none' } : { kind: 'incomplete' };
   const written = text.slice(at, close).trimEnd();
-  const list = readPythonCallList(`[${written}]`, 0);
+  const list = readPythonCallList(`[${written}]`, 0, undefined, { lenient: true });
   if (list.kind !== 'calls' || list.end !== written.length + 2) return { kind: 'none' };
   return { kind: 'calls', shapes: list.calls, end: at + written.length, malformed: list.malformed };
 }
@@ -77,7 +86,7 @@ type Listed = { kind: 'calls'; shapes: CallShape[]; end: number; malformed: stri
  * `[call(…), …]` in Python or JSON syntax, or JSON objects, starting at `at`. A pythonic list must
  * end before `nextOpener` (the wrapper's next opener, -1: none): a repeated opener stays linear.
  */
-function readListAt(text: string, at: number, env: ScanEnv, nextOpener: number, budget: RepairBudget): Listed {
+function readListAt(text: string, at: number, env: ScanEnv, nextOpener: number, budget: RepairBudget, lenient = false): Listed {
   const first = text[at];
   const afterBracket = first === '[' ? skipWhitespace(text, at + 1) : at;
   if (afterBracket >= text.length) return env.final ? { kind: 'none' } : { kind: 'incomplete' };
@@ -87,7 +96,7 @@ function readListAt(text: string, at: number, env: ScanEnv, nextOpener: number, 
     return sequence.kind === 'incomplete' ? { kind: 'incomplete' } : { kind: 'none' };
   }
   if (first !== '[') return { kind: 'none' };
-  const list = readPythonCallList(text, at, nextOpener < 0 ? text.length : nextOpener);
+  const list = readPythonCallList(text, at, nextOpener < 0 ? text.length : nextOpener, { lenient });
   if (list.kind === 'eof') return env.final || nextOpener >= 0 ? { kind: 'none' } : { kind: 'incomplete' };
   if (list.kind === 'error') return { kind: 'none' };
   return { kind: 'calls', shapes: list.calls, end: list.end, malformed: list.malformed };

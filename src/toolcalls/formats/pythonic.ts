@@ -6,9 +6,9 @@ import type { BlockMatch, ScanEnv } from './types.js';
 
 // Pythonic calls (Llama 3.2 / Llama 4): [get_weather(city='SF'), get_time()], optionally wrapped
 // in <|python_start|>…<|python_end|>. Without the wrapper the list must either open the answer
-// and end its line, or close the answer (nothing after it) standing at a line start or after a
-// colon ("Here's the call: [get_weather(city='Paris')]") — a bracketed call in the middle of
-// prose is an example, not a call. A call in the list whose arguments cannot be read is left out
+// and end its line, or close the answer (nothing after it) standing at a line start, after a
+// colon ("Here's the call: [get_weather(city='Paris')]") or starting a sentence ("Let me check.
+// [get_weather(city='Oslo')]") — a bracketed call in the middle of prose is an example, not a call. A call in the list whose arguments cannot be read is left out
 // and counted (`malformed`); the others stay calls. Never a guess inside reasoning.
 
 const START = '<|python_start|>';
@@ -28,7 +28,7 @@ export const pythonicFormat = defineFormat({
       at = skipWhitespace(text, start + START.length);
       if (at >= text.length) return outOfText(env);
       if (text[at] !== '[') return NONE;
-    } else if (env.inReasoning === true || !(env.atLineStart || afterColon(env))) {
+    } else if (env.inReasoning === true || !(env.atLineStart || afterColon(env) || afterSentence(env))) {
       return NONE;
     } else {
       // Cheap rejection of ordinary brackets before the full reader runs: `[` + identifier + `(`.
@@ -51,6 +51,11 @@ export const pythonicFormat = defineFormat({
 /** Is `start` preceded on its line by a colon and spaces ("Here's the call: [")? */
 function afterColon(env: ScanEnv): boolean {
   return env.prevNonBlank === ':';
+}
+
+/** Is `start` a new sentence: after `.`, `!` or `?` and a space ("Let me check. [")? */
+function afterSentence(env: ScanEnv): boolean {
+  return (env.prevChar === ' ' || env.prevChar === '\t') && env.prevNonBlank !== undefined && '.!?'.includes(env.prevNonBlank);
 }
 
 function blockEnd(text: string, listEnd: number, wrapped: boolean, env: ScanEnv): number | 'incomplete' | 'none' {

@@ -9,9 +9,11 @@ import type { BlockMatch, ScanEnv } from './types.js';
 // Values are text; they are typed from the tool's JSON schema (as vLLM's qwen3coder parser does).
 // Also reads Seed-OSS (the same markup inside <seed:tool_call>…</seed:tool_call>, possibly several
 // functions in one wrapper), Llama 3.1's <function=name>{json}</function>, and a <function=…>
-// block without a wrapper (a dangling closing wrapper tag after it belongs to the block).
-// A value ends at a </parameter> followed by the next <parameter= or </function>, so those tags
-// may appear inside values; a <parameter=, </function> or <function= that starts a line before
+// block without a wrapper (a dangling closing wrapper tag after it belongs to the block). A missing
+// </function> is tolerated before the wrapper's closing tag and at the end of the answer, after a
+// closed value (vLLM's qwen3coder parser reads `<function=…` to the end of its block).
+// A value ends at a </parameter> followed by the next <parameter=, </function>, the wrapper's
+// closing tag or the end of the answer, so those tags may appear inside values; a <parameter=, </function> or <function= that starts a line before
 // any such </parameter> ends the value too (models drop </parameter>; the next tag is not a value).
 
 const WRAPPERS = [
@@ -143,15 +145,20 @@ function readFunctionBody(text: string, from: number, env: ScanEnv, budget: Repa
     return body;
   };
   const failedParams = failedParamsOf(text, env);
+  let lastClosed = false;
   for (;;) {
     at = skipWhitespace(text, at);
     const known = failedParams.get(at);
     if (known) return failed(known);
     visited.push(at);
-    if (at >= text.length) return failed(outOfBody(env));
+    // The answer ends after a closed value: </function> (and </tool_call>) were left out, as vLLM reads it.
+    if (at >= text.length) return env.final && lastClosed ? { kind: 'body', end: at, params } : failed(outOfBody(env));
     if (literalAt(text, at, FUNCTION_CLOSE) === 'yes') return { kind: 'body', end: at + FUNCTION_CLOSE.length, params };
+    // A wrapper's closing tag where </function> belongs: the function ends there (the tag is the wrapper's).
+    const wrapperClose = WRAPPERS.map((wrapper) => literalAt(text, at, wrapper.close));
+    if (wrapperClose.includes('yes') && (lastClosed || params.size === 0)) return { kind: 'body', end: at, params };
     const param = literalAt(text, at, PARAM_OPEN);
-    if (param === 'no') return literalAt(text, at, FUNCTION_CLOSE) === 'partial' ? failed(outOfBody(env)) : failed({ kind: 'none', stop: at });
+    if (param === 'no') return literalAt(text, at, FUNCTION_CLOSE) === 'partial' || wrapperClose.includes('partial') ? failed(outOfBody(env)) : failed({ kind: 'none', stop: at });
     if (param === 'partial') return failed(outOfBody(env));
     const nameEnd = indexFrom(text, '>', at + PARAM_OPEN.length);
     if (nameEnd < 0) return failed(outOfBody(env));
@@ -161,6 +168,7 @@ function readFunctionBody(text: string, from: number, env: ScanEnv, budget: Repa
     if (value === 'incomplete') return failed({ kind: 'incomplete' });
     if (value === 'none') return failed({ kind: 'none' });
     params.set(paramName, trimOneNewline(text.slice(nameEnd + 1, value.end)));
+    lastClosed = value.next > value.end;
     at = value.next;
   }
 }
@@ -206,11 +214,11 @@ function findClosedValueEnd(text: string, from: number, env: ScanEnv): number | 
     const close = indexFrom(text, PARAM_CLOSE, search);
     if (close < 0) return remember(text.length, env.final ? 'none' : 'incomplete');
     const next = skipWhitespace(text, close + PARAM_CLOSE.length);
-    if (next >= text.length) return remember(close, env.final ? 'none' : 'incomplete');
-    const param = literalAt(text, next, PARAM_OPEN);
-    const fnClose = literalAt(text, next, FUNCTION_CLOSE);
-    if (param === 'yes' || fnClose === 'yes') return remember(close, close);
-    if (param === 'partial' || fnClose === 'partial') return remember(close, env.final ? 'none' : 'incomplete');
+    // At the end of the answer a </parameter> closes the value (the closing tags after it were left out).
+    if (next >= text.length) return remember(close, env.final ? close : 'incomplete');
+    const followers = [PARAM_OPEN, FUNCTION_CLOSE, ...WRAPPERS.map((wrapper) => wrapper.close)].map((tag) => literalAt(text, next, tag));
+    if (followers.includes('yes')) return remember(close, close);
+    if (followers.includes('partial')) return remember(close, env.final ? 'none' : 'incomplete');
     search = close + 1;
   }
 }
@@ -294,11 +302,14 @@ export function typeValue(raw: string, propertySchema: unknown, budget: RepairBu
   return raw;
 }
 
+/** Type names tools declare outside JSON Schema (`"type": "float"`), read as vLLM's qwen3coder parser reads them. */
+const TYPE_ALIASES: Record<string, string> = { float: 'number', double: 'number', int: 'integer', long: 'integer', short: 'integer', uint: 'integer', bool: 'boolean', dict: 'object', list: 'array' };
+
 function declaredTypes(schema: unknown): { types: string[]; nullable: boolean } {
   if (!isPlainObject(schema)) return { types: [], nullable: false };
   const collected: string[] = [];
   const add = (type: unknown): void => {
-    if (typeof type === 'string') collected.push(type);
+    if (typeof type === 'string') collected.push(TYPE_ALIASES[type.toLowerCase()] ?? type);
     else if (Array.isArray(type)) type.forEach(add);
   };
   add(schema.type);

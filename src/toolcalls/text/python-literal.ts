@@ -34,17 +34,73 @@ export const MAX_PYTHON_NESTING = 64;
 /** A malformed call is skipped (and the rest of its list kept) only when it is at most this long. */
 export const MAX_SKIPPED_CALL = 512;
 
+/**
+ * `lenient` (calls inside a model's own wrapper tokens, read once the wrapper is closed): raw
+ * newlines in quoted strings, and strings with unescaped quotes of their own kind inside
+ * (`command='sed -n '1,9p' f.py'`) closed at the one later quote after which the list reads
+ * (as vLLM's LFM2 parser recovers them; none or several: not recovered).
+ */
+export interface PythonReadOptions {
+  lenient?: boolean;
+}
+
+/** A string closed at a quote that nothing a value can be followed by follows. */
+interface Broken {
+  quote: number;
+  char: string;
+}
+
+/** Re-reads of one list while looking for a broken string's closing quote (and candidates per string). */
+const MAX_RECOVERY_READS = 16;
+const MAX_CLOSER_CANDIDATES = 8;
+
 /** Reads `[call, …]` starting at `start` (which must be `[`), never past `limit` (default: the text's end). */
-export function readPythonCallList(text: string, start: number, limit = text.length): PythonCallList {
-  const reader = new Reader(limit < text.length ? text.slice(0, limit) : text, start);
+export function readPythonCallList(text: string, start: number, limit = text.length, options: PythonReadOptions = {}): PythonCallList {
+  const source = limit < text.length ? text.slice(0, limit) : text;
+  const first = readOnce(source, start, options.lenient === true, new Set());
+  if (first.broken === undefined || (first.list.kind === 'calls' && first.list.malformed.length === 0)) return first.list;
+  return recover(source, start, first.broken, new Set(), { reads: MAX_RECOVERY_READS }) ?? first.list;
+}
+
+function readOnce(source: string, start: number, lenient: boolean, literalQuotes: ReadonlySet<number>): { list: PythonCallList; broken?: Broken } {
+  const reader = new Reader(source, start, lenient, literalQuotes);
   try {
     const calls = reader.callList();
-    return { kind: 'calls', calls, end: reader.pos, malformed: reader.malformed };
+    return { list: { kind: 'calls', calls, end: reader.pos, malformed: reader.malformed }, broken: reader.broken };
   } catch (error) {
-    if (error instanceof OutOfText) return { kind: 'eof' };
-    if (error instanceof NotPython) return { kind: 'error' };
+    if (error instanceof OutOfText) return { list: { kind: 'eof' }, broken: reader.broken };
+    if (error instanceof NotPython) return { list: { kind: 'error' }, broken: reader.broken };
     throw error;
   }
+}
+
+/**
+ * The broken string closed at each later quote of its kind that a value may end at (its inner
+ * quotes read as text): the list when exactly one choice reads cleanly, else undefined.
+ */
+function recover(source: string, start: number, broken: Broken, literal: ReadonlySet<number>, budget: { reads: number }): PythonCallList | undefined {
+  let found: PythonCallList | undefined;
+  let candidates = 0;
+  for (let at = source.indexOf(broken.char, broken.quote + 1); at >= 0 && candidates < MAX_CLOSER_CANDIDATES; at = source.indexOf(broken.char, at + 1)) {
+    if (source[at - 1] === '\\' || !endsValueAt(source, at + 1)) continue;
+    candidates++;
+    if (budget.reads-- <= 0) return undefined;
+    const forced = new Set(literal);
+    for (let inner = broken.quote; inner < at; inner++) if (source[inner] === broken.char) forced.add(inner);
+    const attempt = readOnce(source, start, true, forced);
+    const clean = attempt.list.kind === 'calls' && attempt.list.malformed.length === 0;
+    const list = clean ? attempt.list : attempt.broken && attempt.broken.quote > at ? recover(source, start, attempt.broken, forced, budget) : undefined;
+    if (list && found) return undefined;
+    found = list ?? found;
+  }
+  return found;
+}
+
+/** After a closing quote: optional spaces, then the end or what may follow a value (`,`, `)`, `]`, `}`, `:`). */
+function endsValueAt(text: string, from: number): boolean {
+  let at = from;
+  while (at < text.length && (text[at] === ' ' || text[at] === '\t')) at++;
+  return at >= text.length || ',)]}:'.includes(text[at]);
 }
 
 const IDENT_START = /[A-Za-z_]/;
@@ -53,10 +109,14 @@ const ESCAPES: Record<string, string> = { n: '\n', t: '\t', r: '\r', b: '\b', f:
 
 class Reader {
   private depth = 0;
+  /** The first string (lenient reading) closed where no value may end. */
+  broken: Broken | undefined;
 
   constructor(
     private readonly text: string,
     public pos: number,
+    private readonly lenient = false,
+    private readonly literalQuotes: ReadonlySet<number> = new Set(),
   ) {}
 
   /** Names of the calls skipped because their arguments could not be read. */
@@ -102,7 +162,7 @@ class Reader {
       if (quote !== 0) {
         if (ch === 92 /* \\ */) pos++;
         else if (ch === quote) quote = 0;
-        else if (ch === 10) throw NOT_PYTHON;
+        else if (ch === 10 && !this.lenient) throw NOT_PYTHON;
       } else if (ch === 39 || ch === 34) quote = ch;
       else if (ch === 40 || ch === 91 || ch === 123) depth++;
       else if (ch === 41 || ch === 125 || (ch === 93 && depth > 0)) {
@@ -185,15 +245,17 @@ class Reader {
     return items;
   }
 
-  private dict(): Record<string, unknown> {
+  /** A dict, or a set (`{'a', 'b'}`, read as a list: JSON has no sets). */
+  private dict(): Record<string, unknown> | unknown[] {
     this.expect('{');
     const out: Record<string, unknown> = {};
-    for (;;) {
+    for (let first = true; ; first = false) {
       this.spaces();
       if (this.peek() === '}') break;
       const key = this.value();
-      if (typeof key !== 'string' && typeof key !== 'number') throw NOT_PYTHON;
       this.spaces();
+      if (first && this.peek() !== ':') return this.setFrom(key);
+      if (typeof key !== 'string' && typeof key !== 'number') throw NOT_PYTHON;
       this.expect(':');
       out[String(key)] = this.value();
       this.spaces();
@@ -204,6 +266,21 @@ class Reader {
     return out;
   }
 
+  /** The rest of a set whose first item was read. */
+  private setFrom(first: unknown): unknown[] {
+    const items = [first];
+    for (;;) {
+      this.spaces();
+      if (this.peek() === '}') break;
+      this.expect(',');
+      this.spaces();
+      if (this.peek() === '}') break;
+      items.push(this.value());
+    }
+    this.pos++;
+    return items;
+  }
+
   private string(): string {
     const quote = this.peek();
     const triple = this.text.startsWith(quote.repeat(3), this.pos);
@@ -212,12 +289,13 @@ class Reader {
     let out = '';
     for (;;) {
       if (this.pos >= this.text.length) throw OUT_OF_TEXT;
-      if (this.text.startsWith(closer, this.pos)) {
+      if (this.text.startsWith(closer, this.pos) && !this.literalQuotes.has(this.pos)) {
+        if (this.lenient && !triple && !this.broken && !endsValueAt(this.text, this.pos + 1)) this.broken = { quote: this.pos, char: quote };
         this.pos += closer.length;
         return out;
       }
       const ch = this.text[this.pos];
-      if (ch === '\n' && !triple) throw NOT_PYTHON;
+      if (ch === '\n' && !triple && !this.lenient) throw NOT_PYTHON;
       if (ch !== '\\') {
         out += ch;
         this.pos++;

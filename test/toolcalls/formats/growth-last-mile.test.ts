@@ -11,6 +11,8 @@ import { parseContext } from '../helpers.js';
 const ctx = parseContext();
 const OPENERS: Record<string, string> = {
   'lfm2 without brackets': '<|tool_call_start|>get_weather(city="x") ',
+  'lfm2 broken quotes': "<|tool_call_start|>[get_weather(city='x 'y' z', days='1' '2') ",
+  'lfm2 broken quotes, closed': "<|tool_call_start|>[get_weather(city='x 'y', 'z', '1' '2')]<|tool_call_end|>",
   'olmo3 unreadable lines': '<function_calls>\nget_weather(city=)\n',
   'kimi unreadable ids': '<|tool_call_begin|>functions.x y:0<|tool_call_argument_begin|>{"a": 1}<|tool_call_end|>',
   'kimi counter ids': '<|tool_call_begin|>0<|tool_call_argument_begin|>{"city": ',

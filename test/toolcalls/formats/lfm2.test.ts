@@ -34,6 +34,29 @@ t.test('lfm2', async (t) => {
       text: '<|tool_call_start|>[get_weather(city=Paris), get_time(zone="CET")]<|tool_call_end|>',
       calls: [{ name: 'get_time', args: { zone: 'CET' } }],
     },
+    // As vLLM's lfm2 parser recovers them (tests/tool_parsers/test_lfm2_tool_parser.py): LFM2.5 writes shell commands verbatim.
+    {
+      title: 'a raw newline in a string',
+      text: "<|tool_call_start|>[write_file(path='f.py', content='import csv\nprint(1)')]<|tool_call_end|>",
+      calls: [{ name: 'write_file', args: { path: 'f.py', content: 'import csv\nprint(1)' } }],
+    },
+    {
+      title: 'a set literal is a list',
+      text: "<|tool_call_start|>[write_file(path='a', content='b', tags={'urgent', 'bug'})]<|tool_call_end|>",
+      calls: [{ name: 'write_file', args: { path: 'a', content: 'b', tags: ['urgent', 'bug'] } }],
+    },
+    {
+      title: 'unescaped quotes of its own kind inside a string',
+      text: "<|tool_call_start|>[search_procedure(query='sed -n '360,450p' /testbed/common.py')]<|tool_call_end|>Running it.",
+      calls: [{ name: 'search_procedure', args: { query: "sed -n '360,450p' /testbed/common.py" } }],
+      content: 'Running it.',
+    },
+    {
+      title: 'nested quotes and a newline: only one closing quote makes the list read',
+      text: "<|tool_call_start|>[search_procedure(query='python3 -c \"from sympy import latex\nprint(latex(x, mul_symbol='\\,'))\"')]<|tool_call_end|>",
+      calls: [{ name: 'search_procedure', args: { query: "python3 -c \"from sympy import latex\nprint(latex(x, mul_symbol='\\,'))\"" } }],
+    },
+    { title: 'two closing quotes that both read: not guessed', text: "<|tool_call_start|>[write_file(path='a 'b' c', content='e')]<|tool_call_end|>", calls: null },
     { title: 'undeclared', text: '<|tool_call_start|>[reboot_server(force=True)]<|tool_call_end|>', calls: null },
     { title: 'truncated', text: '<|tool_call_start|>[get_weather(city="Antw', calls: null },
     { title: 'not a call list', text: '<|tool_call_start|>get_weather is what I would call<|tool_call_end|>', calls: null },

@@ -45,6 +45,20 @@ t.test('qwen3-coder', async (t) => {
       calls: [{ name: 'get_time', args: { zone: 'UTC' } }],
       content: '<function=write_file>\n<parameter=path>\na.txt\n',
     },
+    // vLLM's qwen3coder parser reads `<function=…` to the end of its block (tests/tool_parsers/test_qwen3coder_tool_parser.py).
+    {
+      title: '</function> missing before </tool_call>',
+      text: 'Checking.\n<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n<parameter=days>\n3\n</parameter>\n</tool_call>\nDone.',
+      calls: [{ name: 'get_weather', args: { city: 'Paris', days: 3 } }],
+      content: 'Checking.\n\nDone.',
+    },
+    {
+      title: '</function> and </tool_call> missing at the end of the answer',
+      text: '<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n',
+      calls: [{ name: 'get_weather', args: { city: 'Paris' } }],
+    },
+    { title: 'a value cut off at the end of the answer stays content', text: '<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n', calls: null },
+    { title: 'a value cut off before </tool_call> stays content', text: '<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</tool_call>', calls: null },
     { title: 'a bare </tool_call> in prose is prose', text: 'The closing tag is </tool_call>, and <function=x> opens a call.', calls: null },
     { title: 'undeclared second function rejects the block', text: '<tool_call>\n<function=get_time>\n</function>\n<function=erase_disk>\n</function>\n</tool_call>', calls: null },
   ]);
