@@ -6,6 +6,7 @@ import type { Gateway } from '../gateway.js';
 import { sseEvent, writeSse } from '../http/sse.js';
 import { scopeOf } from '../state/scope.js';
 import { createResponse } from '../responses/service.js';
+import { socketMemoryOf } from '../responses/socket-memory.js';
 import type { ResponseStore } from '../responses/store.js';
 import type { Item } from '../responses/types.js';
 import { clientAbortSignal, requestInfoOf, streamFailed, targetOf } from './request-context.js';
@@ -29,7 +30,7 @@ export function registerResponses(app: FastifyInstance, gateway: Gateway): void 
     const info = requestInfoOf(request, 'responses');
     const abort = clientAbortSignal(reply);
     const input = { requestId: request.id, headers: request.headers, signal: abort.signal, log: request.log, info, target: targetOf(request) };
-    const result = await createResponse(responsesRequestOf(request), input, gateway);
+    const result = await createResponse(responsesRequestOf(request), input, gateway, socketMemoryOf(request));
     if (result.kind === 'json') return reply.headers(result.headers).send(result.response);
     await writeSse(reply, result.frames, {
       headers: result.headers,
