@@ -6,6 +6,7 @@ import { logAdvisory } from '../pipeline/repair-step.js';
 import type { Finding } from '../repair/types.js';
 import { ANONYMOUS_SCOPE, scopeOf } from '../state/scope.js';
 import { bridgeCreate } from './bridge.js';
+import { expandCompactions } from './compaction.js';
 import { isReasoningById, loadHistoryContext, type HistoryContext } from './context.js';
 import { nativeCreate, type BridgeTo } from './native.js';
 import { repairItems } from './repair-items.js';
@@ -43,6 +44,8 @@ export async function createResponse(request: ResponsesRequest, input: ChatCallI
   const restored = restore && !context.previousUnknown
     ? restoreHistory({ items: repaired.items, ...context, convertOrphans: true, wholeTurn: sentMalformedToolItems(request.input) })
     : { items: repaired.items, findings: [] };
+  // Compaction items toolgate made become the summary the model reads (compaction.ts).
+  restored.items = expandCompactions(restored.items, native !== undefined);
 
   if (options.mode === 'strict' && restored.findings.some((finding) => finding.advisory !== true)) {
     const list = restored.findings.filter((f) => f.advisory !== true).map((f, i) => `${i + 1}) input[${f.index}]: ${f.detail} [${f.kind}]`);
