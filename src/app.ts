@@ -29,6 +29,7 @@ import { registerLint } from './routes/lint.js';
 import { registerMetrics } from './routes/metrics.js';
 import { registerModels } from './routes/models.js';
 import { registerResponses } from './routes/responses.js';
+import { registerResponsesSocket, registerWebSocketSupport } from './routes/responses-socket.js';
 import { registerMessages } from './routes/messages.js';
 import type { ResponseStore } from './responses/store.js';
 import { endpointOf, isPipelineRoute, keepJournal, peekRequestInfo } from './routes/request-context.js';
@@ -203,6 +204,7 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions): Pro
   });
 
   // route → validate (preValidation) → guards and limits (preHandler) → the route's pipeline.
+  await registerWebSocketSupport(app, gateway); // before the guards: its hooks close a refused upgrade's socket
   registerBodyValidation(app);
   registerGuards(app, gateway);
 
@@ -211,6 +213,7 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions): Pro
   registerModels(app, gateway);
   registerChatCompletions(app, gateway);
   registerResponses(app, gateway);
+  registerResponsesSocket(app, gateway);
   registerMessages(app, gateway);
   registerLint(app, gateway);
   registerMetrics(app, gateway);

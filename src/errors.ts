@@ -232,6 +232,14 @@ export const errors = {
       `Previous response with id '${missing}' not found: it is part of the conversation of '${id}' and was deleted or has expired, so that conversation cannot be continued. Send its history as input items instead.`,
       { param: 'previous_response_id', code: 'previous_response_not_found' },
     ),
+  /** WebSocket mode: a frame that is not a `response.create` event as JSON text (the socket is closed after it). */
+  websocketBadEvent: (detail: string) =>
+    new GatewayError(400, 'invalid_request_error', `Invalid WebSocket event: ${detail}`, { param: 'type', code: 'invalid_websocket_event' }),
+  /** WebSocket mode: more response.create events waiting than server.websocket.maxQueued. */
+  websocketQueueFull: (max: number) =>
+    new GatewayError(400, 'invalid_request_error', `Too many response.create events waiting on this WebSocket (at most ${max} behind the running one): wait for a terminal event before sending more.`, {
+      code: 'websocket_queue_full',
+    }),
   responseNotFound: (id: string) =>
     new GatewayError(404, 'invalid_request_error', `Response with id '${id}' not found.`, { param: 'response_id', code: 'response_not_found' }),
   itemNotFound: (id: string, param: string) =>

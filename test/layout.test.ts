@@ -3,10 +3,10 @@ import { join } from 'node:path';
 import t from 'tap';
 
 // Tests mirror src/ (issue 16): every folder under test/ is a folder of src/ or one of the few
-// cross-cutting ones below (agents/ holds the real-agent suite, bench/ the benchmark's own tests, run/ the suite's runner); no folder named after a project phase.
+// cross-cutting ones below (agents/ holds the real-agent suite, bench/ the benchmark's own tests, compliance/ public specs' suites, run/ the suite's runner); no folder named after a project phase.
 
 const root = new URL('../', import.meta.url).pathname;
-const CROSS_CUTTING = new Set(['adversarial', 'agents', 'bench', 'contract', 'deploy', 'docs', 'e2e', 'emulators', 'fixtures', 'helpers', 'run', 'vendor']);
+const CROSS_CUTTING = new Set(['adversarial', 'agents', 'bench', 'compliance', 'contract', 'deploy', 'docs', 'e2e', 'emulators', 'fixtures', 'helpers', 'run', 'vendor']);
 const SUPPORT = new Set(['emulator', 'fixtures', 'helpers']);
 
 function folders(dir: string): string[] {

@@ -158,6 +158,19 @@ export const serverSchema = z
     forwardHeaders: z.array(z.string()).default(['openai-organization', 'openai-project', 'x-request-id']),
     /** `: ping` comment on an SSE stream idle this long (keeps proxies from cutting it); 0 = never. */
     ssePingMs: z.number().int().nonnegative().default(15_000),
+    /** WebSocket mode on /v1/responses (docs/responses.md). */
+    websocket: z
+      .object({
+        enabled: z.boolean().default(true),
+        /** A socket with no response running and no message for this long is closed (1000). */
+        idleTimeoutMs: z.number().int().positive().default(300_000),
+        /** response.create messages waiting behind the running one; one more is an error event. */
+        maxQueued: z.number().int().nonnegative().default(4),
+        /** Bytes of store: false responses a socket keeps for previous_response_id. */
+        memoryBytes: z.number().int().positive().default(16 * 1024 * 1024),
+      })
+      .strict()
+      .default({ enabled: true, idleTimeoutMs: 300_000, maxQueued: 4, memoryBytes: 16 * 1024 * 1024 }),
   })
   .strict();
 

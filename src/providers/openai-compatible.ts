@@ -32,6 +32,7 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
       this.responses = {
         create: (body, context) => this.postJson('/responses', body, context, asObject),
         stream: async (body, context) => this.events(await this.postStream('/responses', { ...body, stream: true }, context)),
+        compact: (body, context) => this.postJson('/responses/compact', body, context, asObject),
       };
     }
   }

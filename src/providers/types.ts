@@ -84,4 +84,6 @@ export interface NativeResponses {
   create(body: Record<string, unknown>, context: ProviderCallContext): Promise<Record<string, unknown>>;
   /** Resolves once the upstream accepted the request; yields its SSE events (`event:` + JSON data). */
   stream(body: Record<string, unknown>, context: ProviderCallContext): Promise<AsyncIterable<SseEvent>>;
+  /** `POST {base}/responses/compact` (a `response.compaction` object). */
+  compact?(body: Record<string, unknown>, context: ProviderCallContext): Promise<Record<string, unknown>>;
 }

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 // echoed items), so they must be distinct across responses and instances. OpenAI's are a prefix +
 // 48 hex characters; ours look the same, so client code that checks the shape keeps working.
 
-export type IdPrefix = 'resp' | 'msg' | 'fc' | 'fco' | 'rs' | 'item';
+export type IdPrefix = 'resp' | 'msg' | 'fc' | 'fco' | 'rs' | 'item' | 'cmp';
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${randomBytes(24).toString('hex')}`;

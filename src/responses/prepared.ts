@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger as Logger } from 'fastify';
 import type { Gateway } from '../gateway.js';
 import { idPrefixFor, newId } from './ids.js';
+import type { SocketMemory } from './socket-memory.js';
 import type { StoredResponse } from './store.js';
 import type { Item, ResponseObject, ResponsesRequest } from './types.js';
 
@@ -22,6 +23,8 @@ export interface Prepared {
   scope: string;
   /** The ids of the previous_response_id chain, oldest first, stored with the response (StoredResponse.chain). */
   chain?: string[];
+  /** WebSocket mode: the socket's memory, which keeps a store: false response for the socket's next turns. */
+  memory?: SocketMemory;
 }
 
 export type CreateResult =
@@ -29,15 +32,19 @@ export type CreateResult =
   /** Ready SSE frames; errors after the start are already frames (an `error` event), never thrown. */
   | { kind: 'stream'; frames: AsyncIterable<string>; headers: Record<string, string> };
 
-/** Stores a finished response (store !== false). A store outage costs later lookups, not this answer. */
+/**
+ * Stores a finished response (store !== false; with store: false only a WebSocket's memory keeps it).
+ * A store outage costs later lookups, not this answer.
+ */
 export async function persist(gateway: Gateway, prepared: Prepared, response: ResponseObject, log: Logger): Promise<void> {
-  if (prepared.request.store === false) return;
+  if (prepared.request.store === false && !prepared.memory) return;
   const record: StoredResponse = { response, input: withIds(prepared.items) };
   if (prepared.request.previous_response_id !== undefined) {
     record.previousResponseId = prepared.request.previous_response_id;
     record.chain = prepared.chain ?? [];
   }
   if (prepared.native) record.native = true;
+  if (prepared.request.store === false) return prepared.memory?.keep(record);
   try {
     await gateway.responseStore.forScope(prepared.scope).put(record);
   } catch (error) {

@@ -6,10 +6,12 @@ import { logAdvisory } from '../pipeline/repair-step.js';
 import type { Finding } from '../repair/types.js';
 import { ANONYMOUS_SCOPE, scopeOf } from '../state/scope.js';
 import { bridgeCreate } from './bridge.js';
+import { expandCompactions } from './compaction.js';
 import { isReasoningById, loadHistoryContext, type HistoryContext } from './context.js';
 import { nativeCreate, type BridgeTo } from './native.js';
 import { repairItems } from './repair-items.js';
 import { restoreHistory, sentMalformedToolItems } from './restore.js';
+import type { SocketMemory } from './socket-memory.js';
 import { isReasoning, isReference, type Item, type ResponsesRequest } from './types.js';
 import type { CreateResult, Prepared } from './prepared.js';
 
@@ -18,8 +20,11 @@ import type { CreateResult, Prepared } from './prepared.js';
 // native passthrough (OpenAI) or the chat bridge (everyone else) → store. Every lookup and the
 // store happen in the tenant scope of the caller's gateway key.
 
-/** `request` was validated by the route's preValidation (api/validated-body.ts). */
-export async function createResponse(request: ResponsesRequest, input: ChatCallInput, gateway: Gateway): Promise<CreateResult> {
+/**
+ * `request` was validated by the route's preValidation (api/validated-body.ts). `memory`: the
+ * socket's own responses in WebSocket mode (read before the store; keeps what store: false leaves out).
+ */
+export async function createResponse(request: ResponsesRequest, input: ChatCallInput, gateway: Gateway, memory?: SocketMemory): Promise<CreateResult> {
   input.info.requested(request.model, request.stream === true);
   const target = targetFor(request.model, input, gateway.router);
   const native = target.provider.responses;
@@ -28,7 +33,8 @@ export async function createResponse(request: ResponsesRequest, input: ChatCallI
   const repaired = repairItems(request.input, options);
   const restore = gateway.loaded.config.repair.restoreHistory && !options.disabled.has('restore-history');
   const scope = scopeOf(input.info.keyName);
-  const context = await loadHistoryContext(gateway.responseStore.forScope(scope), repaired.items, { previousResponseId: request.previous_response_id, restore });
+  const store = gateway.responseStore.forScope(scope);
+  const context = await loadHistoryContext(memory ? memory.over(store) : store, repaired.items, { previousResponseId: request.previous_response_id, restore });
   // An id the gateway never stored may still be OpenAI's own: only the bridge must know it. With
   // gateway keys, an id outside the caller's scope is unknown everywhere: forwarding it would let
   // the upstream (one account for every key) hand over another key's conversation.
@@ -38,6 +44,8 @@ export async function createResponse(request: ResponsesRequest, input: ChatCallI
   const restored = restore && !context.previousUnknown
     ? restoreHistory({ items: repaired.items, ...context, convertOrphans: true, wholeTurn: sentMalformedToolItems(request.input) })
     : { items: repaired.items, findings: [] };
+  // Compaction items toolgate made become the summary the model reads (compaction.ts).
+  restored.items = expandCompactions(restored.items, native !== undefined);
 
   if (options.mode === 'strict' && restored.findings.some((finding) => finding.advisory !== true)) {
     const list = restored.findings.filter((f) => f.advisory !== true).map((f, i) => `${i + 1}) input[${f.index}]: ${f.detail} [${f.kind}]`);
@@ -53,7 +61,7 @@ export async function createResponse(request: ResponsesRequest, input: ChatCallI
   if (warningsHeader) logAdvisory(input.log, warningsHeader, findings);
   // What a response stored now keeps as its chain ([] after an id only the upstream knows).
   const chain = request.previous_response_id === undefined ? undefined : context.chain;
-  const prepared: Prepared = { request, items: restored.items, previous: context.previous, repairsHeader: summarizeFindings(findings), warningsHeader, scope, chain };
+  const prepared: Prepared = { request, items: restored.items, previous: context.previous, repairsHeader: summarizeFindings(findings), warningsHeader, scope, chain, memory };
   if (native) {
     prepared.native = true;
     if (tenants) prepared.items = ownReferencesOnly(prepared.items, context);
@@ -68,7 +76,7 @@ export async function createResponse(request: ResponsesRequest, input: ChatCallI
     // A fallback without native /responses is served through the bridge (not for a chain only OpenAI knows).
     const bridgeTo: BridgeTo | undefined = context.previousUnknown
       ? undefined
-      : (fallback) => bridgeCreate({ request: { ...request, model: fallback.requested }, items: resolveReferences(restored.items, context), previous: context.previous, repairsHeader: prepared.repairsHeader, warningsHeader, scope, chain }, { ...input, target: fallback }, gateway);
+      : (fallback) => bridgeCreate({ request: { ...request, model: fallback.requested }, items: resolveReferences(restored.items, context), previous: context.previous, repairsHeader: prepared.repairsHeader, warningsHeader, scope, chain, memory }, { ...input, target: fallback }, gateway);
     return nativeCreate(prepared, target, input, gateway, bridgeTo);
   }
   prepared.items = resolveReferences(restored.items, context);

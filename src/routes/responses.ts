@@ -5,12 +5,14 @@ import { errors, type GatewayError } from '../errors.js';
 import type { Gateway } from '../gateway.js';
 import { sseEvent, writeSse } from '../http/sse.js';
 import { scopeOf } from '../state/scope.js';
+import { compactResponse } from '../responses/compact.js';
 import { createResponse } from '../responses/service.js';
+import { socketMemoryOf } from '../responses/socket-memory.js';
 import type { ResponseStore } from '../responses/store.js';
 import type { Item } from '../responses/types.js';
 import { clientAbortSignal, requestInfoOf, streamFailed, targetOf } from './request-context.js';
 
-// The Responses API: create (JSON or SSE, every upstream), retrieve, delete, list input items.
+// The Responses API: create (JSON or SSE, every upstream), compact, retrieve, delete, list input items.
 // State lives in gateway.responseStore, so the same calls work whatever upstream answered.
 
 interface IdParams {
@@ -29,7 +31,7 @@ export function registerResponses(app: FastifyInstance, gateway: Gateway): void 
     const info = requestInfoOf(request, 'responses');
     const abort = clientAbortSignal(reply);
     const input = { requestId: request.id, headers: request.headers, signal: abort.signal, log: request.log, info, target: targetOf(request) };
-    const result = await createResponse(responsesRequestOf(request), input, gateway);
+    const result = await createResponse(responsesRequestOf(request), input, gateway, socketMemoryOf(request));
     if (result.kind === 'json') return reply.headers(result.headers).send(result.response);
     await writeSse(reply, result.frames, {
       headers: result.headers,
@@ -40,6 +42,15 @@ export function registerResponses(app: FastifyInstance, gateway: Gateway): void 
         sseEvent('error', JSON.stringify({ type: 'error', code: error.code, message: error.message, param: error.param, sequence_number: 0 })),
       onError: (error) => streamFailed(request.log, info, error, abort.signal, 'responses stream ended with an error'),
     });
+  });
+
+  // Compaction (docs/responses.md): relayed to OpenAI, written by the upstream model elsewhere.
+  app.post('/v1/responses/compact', { config: { endpoint: 'responses' } }, async (request, reply) => {
+    const info = requestInfoOf(request, 'responses');
+    const abort = clientAbortSignal(reply);
+    const input = { requestId: request.id, headers: request.headers, signal: abort.signal, log: request.log, info, target: targetOf(request) };
+    const result = await compactResponse(responsesRequestOf(request), input, gateway);
+    return reply.headers(result.headers).send(result.body);
   });
 
   app.get<{ Params: IdParams }>('/v1/responses/:id', { config: { endpoint: 'responses' } }, async (request, reply) => {

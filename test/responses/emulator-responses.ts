@@ -235,6 +235,13 @@ export async function startResponsesEmulator(options: ResponsesEmulatorOptions =
       if (f) return send(res, f.status, f.body);
     }
     if (method === 'POST' && path === '/v1/responses') return create(res, raw);
+    if (method === 'POST' && path === '/v1/responses/compact') {
+      // OpenAI's shape: the user messages kept, then one opaque compaction item.
+      const input = Array.isArray((body as { input?: unknown })?.input) ? (body as { input: any[] }).input : [];
+      const users = input.filter((item) => item?.role === 'user').map((item, i) => ({ id: `msg_emu_${i}`, type: 'message', role: 'user', status: 'completed', content: typeof item.content === 'string' ? [{ type: 'input_text', text: item.content }] : item.content }));
+      const usage = { input_tokens: 10, input_tokens_details: { cached_tokens: 0 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 15 };
+      return send(res, 200, { id: 'resp_emu_compact', object: 'response.compaction', created_at: 1731459200, output: [...users, { id: 'cmp_emu', type: 'compaction', encrypted_content: 'gAAAA-opaque' }], usage });
+    }
     const one = /^\/v1\/responses\/([^/]+)$/.exec(path);
     if (one) {
       const found = responses.get(one[1]);
