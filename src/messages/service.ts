@@ -7,6 +7,7 @@ import { MessageEventSynthesizer, type MessageEvent } from './events.js';
 import { messageFromCompletion, newMessageId } from './from-chat.js';
 import { repairMessages } from './repair/index.js';
 import { toChatRequest } from './to-chat.js';
+import { mergeRepairHeaders } from '../responses/prepared.js';
 import type { MessageObject, MessagesRequest } from './types.js';
 
 // `POST /v1/messages`, read top to bottom: (validated by the route) → the dialect's repair passes
@@ -18,8 +19,11 @@ export async function createMessage(request: MessagesRequest, input: ChatCallInp
   const repaired = repairMessages(request, gateway.repairOptions);
   const repairs = noteDialectRepairs(repaired.findings, request.messages, repaired.history.messages, input, gateway);
   const provider = targetFor(request.model, input, gateway.router).provider.settings;
-  const chat = toChatRequest(request, repaired.history, { provider: provider.name, optionalParams: provider.type !== 'openai' });
-  return runEdge(chat, messagesDialect(request), input, gateway, repairs);
+  const warnings = new Map<string, number>();
+  const chat = toChatRequest(request, repaired.history, { provider: provider.name, optionalParams: provider.type !== 'openai', warnings });
+  const translated = warningsHeader(warnings);
+  if (translated) input.log.debug({ warnings: translated }, 'messages request translated with warnings');
+  return runEdge(chat, messagesDialect(request), input, gateway, { ...repairs, warnings: mergeRepairHeaders(repairs.warnings, translated) });
 }
 
 export function messagesDialect(request: MessagesRequest): EdgeDialect<MessageObject, MessageEvent> {
@@ -30,4 +34,9 @@ export function messagesDialect(request: MessagesRequest): EdgeDialect<MessageOb
     events: () => new MessageEventSynthesizer(request, id),
     frame: (event) => sseEvent(event.type, JSON.stringify(event)),
   };
+}
+
+/** `kind=count,…` of what the translation could not carry; undefined when nothing. */
+export function warningsHeader(warnings: ReadonlyMap<string, number>): string | undefined {
+  return warnings.size === 0 ? undefined : [...warnings].map(([kind, count]) => `${kind}=${count}`).join(',');
 }

@@ -2,6 +2,7 @@ import type { ChatMessage, ContentPart, RawChatMessage, RawChatRequest, ToolCall
 import { errors } from '../errors.js';
 import { isRecord } from '../is-record.js';
 import type { MessagesHistory } from './repair/types.js';
+import { referenceText, selectTools } from './tool-search.js';
 import type { Block, MessagesRequest, ToolParam } from './types.js';
 
 // Messages → Chat Completions (after the dialect passes): system blocks become one system message;
@@ -20,9 +21,25 @@ export interface ToChatOptions {
    * open-model servers take or ignore them.
    */
   optionalParams: boolean;
+  /** Collects what the translation could not carry (`kind` → count, for x-toolgate-warnings). */
+  warnings?: Map<string, number>;
 }
 
-export function toChatRequest(request: MessagesRequest, history: MessagesHistory, options: ToChatOptions): RawChatRequest {
+/** The options and what the translation learned from the request before the messages. */
+interface Context extends ToChatOptions {
+  /** Names of the tools declared upstream (tool_reference blocks are told whether theirs is). */
+  declared: ReadonlySet<string>;
+}
+
+/** Adds one `kind` to the options' warnings. */
+export function warn(options: Pick<ToChatOptions, 'warnings'>, kind: string): void {
+  options.warnings?.set(kind, (options.warnings.get(kind) ?? 0) + 1);
+}
+
+export function toChatRequest(request: MessagesRequest, history: MessagesHistory, toChat: ToChatOptions): RawChatRequest {
+  const selection = selectTools(request, history);
+  if (selection.serverSearch) warn(toChat, 'tool_search_not_run');
+  const options: Context = { ...toChat, declared: selection.names };
   const messages: RawChatMessage[] = [];
   const system = history.system === undefined ? '' : textOf(history.system, 'system', options);
   if (system !== '') messages.push({ role: 'system', content: system });
@@ -34,7 +51,7 @@ export function toChatRequest(request: MessagesRequest, history: MessagesHistory
   });
 
   const chat: RawChatRequest = { model: request.model, messages, max_tokens: request.max_tokens };
-  const tools = (request.tools ?? []).map((tool, index) => toChatTool(tool, index, options));
+  const tools = selection.declared.map(({ tool, index }) => toChatTool(tool, index, options));
   const choice = request.tool_choice;
   if (tools.length > 0) {
     chat.tools = tools;
@@ -80,7 +97,7 @@ function toChatTool(tool: ToolParam, index: number, options: ToChatOptions): Too
   return { type: 'function', function: fn };
 }
 
-function assistantMessage(content: string | Block[], param: string, options: ToChatOptions): ChatMessage {
+function assistantMessage(content: string | Block[], param: string, options: Context): ChatMessage {
   if (typeof content === 'string') return { role: 'assistant', content };
   let text = '';
   let reasoning = '';
@@ -104,7 +121,7 @@ function argumentsOf(input: unknown): string {
   return JSON.stringify(input ?? {});
 }
 
-function userMessages(content: string | Block[], param: string, options: ToChatOptions): ChatMessage[] {
+function userMessages(content: string | Block[], param: string, options: Context): ChatMessage[] {
   if (typeof content === 'string') return [{ role: 'user', content }];
   const results: ChatMessage[] = [];
   const parts: ContentPart[] = [];
@@ -122,7 +139,7 @@ function userMessages(content: string | Block[], param: string, options: ToChatO
 }
 
 /** A tool_result's content as tool message text; its images go to the user message that follows. */
-function resultText(block: Block, param: string, images: ContentPart[], options: ToChatOptions): string {
+function resultText(block: Block, param: string, images: ContentPart[], options: Context): string {
   const content = block.content;
   let text = '';
   if (typeof content === 'string') text = content;
@@ -130,6 +147,7 @@ function resultText(block: Block, param: string, images: ContentPart[], options:
     const pieces: string[] = [];
     content.forEach((inner, at) => {
       if (isRecord(inner) && inner.type === 'image') images.push(partOf(inner as Block, `${param}[${at}]`, options));
+      else if (isRecord(inner) && inner.type === 'tool_reference') pieces.push(referenceText(String(inner.tool_name ?? ''), options.declared));
       else if (isRecord(inner) && typeof inner.text === 'string') pieces.push(inner.text);
       else if (typeof inner === 'string') pieces.push(inner);
       else throw unsupportedBlock(isRecord(inner) ? String(inner.type) : typeof inner, `${param}[${at}]`, options);
@@ -139,8 +157,9 @@ function resultText(block: Block, param: string, images: ContentPart[], options:
   return block.is_error === true ? `Error: ${text}` : text;
 }
 
-function partOf(block: Block, param: string, options: ToChatOptions): ContentPart {
+function partOf(block: Block, param: string, options: Context): ContentPart {
   if (block.type === 'text') return { type: 'text', text: String(block.text ?? '') };
+  if (block.type === 'tool_reference') return { type: 'text', text: referenceText(String(block.tool_name ?? ''), options.declared) };
   if (block.type === 'image' && isRecord(block.source)) {
     const source = block.source;
     if (source.type === 'base64' && typeof source.data === 'string') return { type: 'image_url', image_url: { url: `data:${String(source.media_type ?? 'image/png')};base64,${source.data}` } };
