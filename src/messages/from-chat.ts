@@ -18,10 +18,12 @@ export function toMessageUsage(usage: Usage | undefined | null): MessageUsage {
 }
 
 /** The stop reason, and the stop sequence when the upstream says which one matched (vLLM's `stop_reason`). */
+// A cut-off answer says so even when a (partial) call is in it, as Anthropic does: a client must not
+// run a call whose input was cut off (docs/answers.md: the reason stays).
 export function stopOf(finish: FinishReason | null | undefined, matched: unknown, request: Pick<MessagesRequest, 'stop_sequences'>, calls: boolean): { stop_reason: StopReason; stop_sequence: string | null } {
-  if (finish === 'tool_calls' || finish === 'function_call' || calls) return { stop_reason: 'tool_use', stop_sequence: null };
   if (finish === 'length') return { stop_reason: 'max_tokens', stop_sequence: null };
   if (finish === 'content_filter') return { stop_reason: 'refusal', stop_sequence: null };
+  if (finish === 'tool_calls' || finish === 'function_call' || calls) return { stop_reason: 'tool_use', stop_sequence: null };
   if (typeof matched === 'string' && request.stop_sequences?.includes(matched)) return { stop_reason: 'stop_sequence', stop_sequence: matched };
   return { stop_reason: 'end_turn', stop_sequence: null };
 }

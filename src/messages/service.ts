@@ -1,3 +1,4 @@
+import { errors } from '../errors.js';
 import type { Gateway } from '../gateway.js';
 import { sseEvent } from '../http/sse.js';
 import { targetFor, type ChatCallInput } from '../pipeline/request-info.js';
@@ -21,6 +22,9 @@ export async function createMessage(request: MessagesRequest, input: ChatCallInp
   const provider = targetFor(request.model, input, gateway.router).provider.settings;
   const warnings = new Map<string, number>();
   const chat = toChatRequest(request, repaired.history, { provider: provider.name, optionalParams: provider.type !== 'openai', warnings });
+  // Limits are judged on what goes upstream, as on chat: one turn of N tool_result blocks is N chat messages.
+  const maxMessages = gateway.loaded.config.limits.maxMessages;
+  if (chat.messages.length > maxMessages) throw errors.tooManyTranslated('messages', maxMessages, chat.messages.length);
   const translated = warningsHeader(warnings);
   if (translated) input.log.debug({ warnings: translated }, 'messages request translated with warnings');
   return runEdge(chat, messagesDialect(request), input, gateway, { ...repairs, warnings: mergeRepairHeaders(repairs.warnings, translated) });
