@@ -2,6 +2,7 @@ import type { ChatMessage, ContentPart, RawChatMessage, RawChatRequest, ToolCall
 import { errors } from '../errors.js';
 import { isRecord } from '../is-record.js';
 import type { MessagesHistory } from './repair/types.js';
+import { applyTargetParams, type Target } from './target-params.js';
 import { referenceText, selectTools } from './tool-search.js';
 import type { Block, MessagesRequest, ToolParam } from './types.js';
 
@@ -9,18 +10,15 @@ import type { Block, MessagesRequest, ToolParam } from './types.js';
 // a user turn's tool_result blocks become tool messages (first, right after the calls they
 // answer) and its other blocks one user message; an assistant turn's text, thinking and tool_use
 // blocks become one assistant message (content, reasoning_content, tool_calls). Fields map to
-// their chat twins; what chat cannot carry is refused with a 400 naming the field. The chat
+// their chat twins; a block chat cannot carry is refused with a 400 naming the field, a parameter
+// the target cannot take is left out and named in the warnings (target-params.ts). The chat
 // repair passes run after this, on the result, as for any chat request.
 
 export interface ToChatOptions {
   /** Named in errors for what the translation cannot carry. */
   provider: string;
-  /**
-   * Whether the upstream takes the parameters not every model has: `top_k` and `reasoning_effort`.
-   * OpenAI refuses both on models without them (which ones is not known here); Gemini and the
-   * open-model servers take or ignore them.
-   */
-  optionalParams: boolean;
+  /** The target's provider type and upstream model: which parameters it takes (target-params.ts). */
+  target: Target;
   /** Collects what the translation could not carry (`kind` → count, for x-toolgate-warnings). */
   warnings?: Map<string, number>;
 }
@@ -50,7 +48,8 @@ export function toChatRequest(request: MessagesRequest, history: MessagesHistory
     else messages.push(...userMessages(message.content, param, options));
   });
 
-  const chat: RawChatRequest = { model: request.model, messages, max_tokens: request.max_tokens };
+  const chat: RawChatRequest = { model: request.model, messages };
+  applyTargetParams(chat, request, options.target, (kind) => warn(options, kind));
   const tools = selection.declared.map(({ tool, index }) => toChatTool(tool, index, options));
   const choice = request.tool_choice;
   if (tools.length > 0) {
@@ -61,10 +60,7 @@ export function toChatRequest(request: MessagesRequest, history: MessagesHistory
   if (request.stop_sequences !== undefined && request.stop_sequences.length > 0) chat.stop = request.stop_sequences;
   if (request.temperature !== undefined) chat.temperature = request.temperature;
   if (request.top_p !== undefined) chat.top_p = request.top_p;
-  if (request.top_k !== undefined && options.optionalParams) chat.top_k = request.top_k;
   if (typeof request.metadata?.user_id === 'string') chat.user = request.metadata.user_id;
-  const effort = effortOf(request.thinking);
-  if (effort !== undefined && options.optionalParams) chat.reasoning_effort = effort;
   if (request.stream === true) chat.stream = true;
   return chat;
 }
@@ -74,14 +70,6 @@ function toolChoiceOf(choice: NonNullable<MessagesRequest['tool_choice']>): RawC
   if (choice.type === 'any') return 'required';
   if (choice.type === 'tool') return { type: 'function', function: { name: String(choice.name) } };
   return choice.type; // auto, none
-}
-
-/** Extended thinking's token budget as a reasoning effort (the one knob chat upstreams have). */
-function effortOf(thinking: MessagesRequest['thinking']): string | undefined {
-  if (thinking?.type !== 'enabled') return undefined;
-  const budget = typeof thinking.budget_tokens === 'number' ? thinking.budget_tokens : 0;
-  if (budget < 4096) return 'low';
-  return budget < 16384 ? 'medium' : 'high';
 }
 
 function toChatTool(tool: ToolParam, index: number, options: ToChatOptions): ToolDefinition {

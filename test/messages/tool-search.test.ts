@@ -18,7 +18,7 @@ const TOOLS: ToolParam[] = [
   { name: 'WebSearch', description: 'Searches the web.', input_schema: schema, defer_loading: true },
   { name: 'DeferredToolPlaceholder', description: 'Reserved placeholder that keeps deferred tool loading active; never call this tool.', input_schema: { type: 'object', properties: {} }, defer_loading: true },
 ];
-const OPTIONS = { provider: 'p', optionalParams: true };
+const OPTIONS = { provider: 'p', target: { type: 'openai-compatible', model: 'm' } };
 const ask = { role: 'user' as const, content: 'Fetch example.com' };
 const search = { role: 'assistant' as const, content: [{ type: 'tool_use', id: 'call_1', name: 'ToolSearch', input: { query: 'web fetch' } }] };
 const found = (...names: string[]) => ({ role: 'user' as const, content: [{ type: 'tool_result', tool_use_id: 'call_1', content: names.map((name) => ({ type: 'tool_reference', tool_name: name })), cache_control: { type: 'ephemeral' } }] });
