@@ -176,6 +176,12 @@ export const errors = {
       param,
       code: 'array_above_max_length',
     }),
+  /** A body within the limits whose translation to chat is not (one Messages turn of many tool_result blocks is as many chat messages). */
+  tooManyTranslated: (param: string, limit: number, actual: number) =>
+    new GatewayError(400, 'invalid_request_error', `Invalid '${param}': the request becomes ${actual} chat messages upstream (each tool result is one), more than the gateway's limit of ${limit}.`, {
+      param,
+      code: 'array_above_max_length',
+    }),
   bodyTooDeep: (maxDepth: number) =>
     new GatewayError(400, 'invalid_request_error', `The JSON body is nested deeper than the gateway's limit of ${maxDepth} levels.`, {
       code: 'invalid_body',

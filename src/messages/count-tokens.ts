@@ -14,7 +14,7 @@ const CHARS_PER_TOKEN = 4;
 
 export function countTokens(request: MessagesRequest, options: RepairOptions): { input_tokens: number } {
   const repaired = repairMessages(request, options);
-  const chat = toChatRequest({ ...request, max_tokens: request.max_tokens ?? 1 }, repaired.history, { provider: 'count_tokens', optionalParams: false });
+  const chat = toChatRequest({ ...request, max_tokens: request.max_tokens ?? 1 }, repaired.history, { provider: 'count_tokens', target: { type: 'count_tokens', model: '' } });
   return { input_tokens: Math.max(1, Math.ceil(charsOf(chat) / CHARS_PER_TOKEN)) };
 }
 

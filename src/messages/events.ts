@@ -4,18 +4,21 @@ import type { GatewayError } from '../errors.js';
 import { newToolCallId } from '../toolcalls/ids.js';
 import { reasoningTextOf } from '../responses/from-chat.js';
 import { anthropicErrorBody } from './errors.js';
-import { stopOf, toMessageUsage } from './from-chat.js';
+import { inputOf, stopOf, toMessageUsage, type AnswerOptions } from './from-chat.js';
 import type { MessageObject, MessagesRequest } from './types.js';
 
 // Messages stream events synthesized from normalized chat chunks, in the order Anthropic sends
 // them: message_start, ping, then per content block content_block_start, its deltas
 // (thinking_delta, text_delta, input_json_delta) and content_block_stop, then message_delta (stop
 // reason, usage) and message_stop. One block is open at a time, as on Anthropic; input and output
-// token counts arrive with message_delta (chat upstreams report usage at the end).
+// token counts arrive with message_delta (chat upstreams report usage at the end). A tool_use
+// block's input goes out in one input_json_delta when the block closes: the same object the JSON
+// answer has (from-chat.ts inputOf), never a fragment that parses to something else.
 
 export type MessageEvent = { type: string; [key: string]: unknown };
 
-type Open = { kind: 'thinking' | 'text'; index: number } | { kind: 'tool_use'; index: number; call: number };
+/** An open tool_use block keeps its call's argument text: the input goes out whole when it closes. */
+type Open = { kind: 'thinking' | 'text'; index: number } | { kind: 'tool_use'; index: number; call: number; args: string };
 
 export class MessageEventSynthesizer implements EventSynthesizer<MessageEvent> {
   private blocks = 0;
@@ -30,6 +33,7 @@ export class MessageEventSynthesizer implements EventSynthesizer<MessageEvent> {
   constructor(
     private readonly request: MessagesRequest,
     private readonly id: string,
+    private readonly options: AnswerOptions = {},
   ) {}
 
   start(): MessageEvent[] {
@@ -52,14 +56,12 @@ export class MessageEventSynthesizer implements EventSynthesizer<MessageEvent> {
         this.calls.add(part.index);
         this.anyCall = true;
         const index = this.blocks++;
-        this.open = { kind: 'tool_use', index, call: part.index };
+        this.open = { kind: 'tool_use', index, call: part.index, args: '' };
         events.push({ type: 'content_block_start', index, content_block: { type: 'tool_use', id: part.id ?? newToolCallId(), name: part.function?.name ?? '', input: {} } });
       }
       const piece = part.function?.arguments;
       const open = this.open;
-      if (typeof piece === 'string' && piece !== '' && open?.kind === 'tool_use' && open.call === part.index) {
-        events.push({ type: 'content_block_delta', index: open.index, delta: { type: 'input_json_delta', partial_json: piece } });
-      }
+      if (typeof piece === 'string' && open?.kind === 'tool_use' && open.call === part.index) open.args += piece;
     }
     if (choice.finish_reason) this.finishReason = choice.finish_reason;
     if (choice.stop_reason !== undefined && choice.stop_reason !== null) this.matched = choice.stop_reason;
@@ -80,6 +82,11 @@ export class MessageEventSynthesizer implements EventSynthesizer<MessageEvent> {
 
   private close(events: MessageEvent[]): void {
     if (!this.open) return;
+    if (this.open.kind === 'tool_use') {
+      // The input as the JSON answer has it (an object, always): one delta, the whole object.
+      const json = JSON.stringify(inputOf(this.open.args, this.options));
+      if (json !== '{}') events.push({ type: 'content_block_delta', index: this.open.index, delta: { type: 'input_json_delta', partial_json: json } });
+    }
     events.push({ type: 'content_block_stop', index: this.open.index });
     this.open = null;
   }

@@ -2,27 +2,42 @@ import type { ChatMessage, ContentPart, RawChatMessage, RawChatRequest, ToolCall
 import { errors } from '../errors.js';
 import { isRecord } from '../is-record.js';
 import type { MessagesHistory } from './repair/types.js';
+import { applyTargetParams, type Target } from './target-params.js';
+import { referenceText, selectTools } from './tool-search.js';
 import type { Block, MessagesRequest, ToolParam } from './types.js';
 
 // Messages → Chat Completions (after the dialect passes): system blocks become one system message;
 // a user turn's tool_result blocks become tool messages (first, right after the calls they
 // answer) and its other blocks one user message; an assistant turn's text, thinking and tool_use
 // blocks become one assistant message (content, reasoning_content, tool_calls). Fields map to
-// their chat twins; what chat cannot carry is refused with a 400 naming the field. The chat
+// their chat twins; a block chat cannot carry is refused with a 400 naming the field, a parameter
+// the target cannot take is left out and named in the warnings (target-params.ts). The chat
 // repair passes run after this, on the result, as for any chat request.
 
 export interface ToChatOptions {
   /** Named in errors for what the translation cannot carry. */
   provider: string;
-  /**
-   * Whether the upstream takes the parameters not every model has: `top_k` and `reasoning_effort`.
-   * OpenAI refuses both on models without them (which ones is not known here); Gemini and the
-   * open-model servers take or ignore them.
-   */
-  optionalParams: boolean;
+  /** The target's provider type and upstream model: which parameters it takes (target-params.ts). */
+  target: Target;
+  /** Collects what the translation could not carry (`kind` → count, for x-toolgate-warnings). */
+  warnings?: Map<string, number>;
 }
 
-export function toChatRequest(request: MessagesRequest, history: MessagesHistory, options: ToChatOptions): RawChatRequest {
+/** The options and what the translation learned from the request before the messages. */
+interface Context extends ToChatOptions {
+  /** Names of the tools declared upstream (tool_reference blocks are told whether theirs is). */
+  declared: ReadonlySet<string>;
+}
+
+/** Adds one `kind` to the options' warnings. */
+export function warn(options: Pick<ToChatOptions, 'warnings'>, kind: string): void {
+  options.warnings?.set(kind, (options.warnings.get(kind) ?? 0) + 1);
+}
+
+export function toChatRequest(request: MessagesRequest, history: MessagesHistory, toChat: ToChatOptions): RawChatRequest {
+  const selection = selectTools(request, history);
+  if (selection.serverSearch) warn(toChat, 'tool_search_not_run');
+  const options: Context = { ...toChat, declared: selection.names };
   const messages: RawChatMessage[] = [];
   const system = history.system === undefined ? '' : textOf(history.system, 'system', options);
   if (system !== '') messages.push({ role: 'system', content: system });
@@ -33,8 +48,9 @@ export function toChatRequest(request: MessagesRequest, history: MessagesHistory
     else messages.push(...userMessages(message.content, param, options));
   });
 
-  const chat: RawChatRequest = { model: request.model, messages, max_tokens: request.max_tokens };
-  const tools = (request.tools ?? []).map((tool, index) => toChatTool(tool, index, options));
+  const chat: RawChatRequest = { model: request.model, messages };
+  applyTargetParams(chat, request, options.target, (kind) => warn(options, kind));
+  const tools = selection.declared.map(({ tool, index }) => toChatTool(tool, index, options));
   const choice = request.tool_choice;
   if (tools.length > 0) {
     chat.tools = tools;
@@ -44,10 +60,7 @@ export function toChatRequest(request: MessagesRequest, history: MessagesHistory
   if (request.stop_sequences !== undefined && request.stop_sequences.length > 0) chat.stop = request.stop_sequences;
   if (request.temperature !== undefined) chat.temperature = request.temperature;
   if (request.top_p !== undefined) chat.top_p = request.top_p;
-  if (request.top_k !== undefined && options.optionalParams) chat.top_k = request.top_k;
   if (typeof request.metadata?.user_id === 'string') chat.user = request.metadata.user_id;
-  const effort = effortOf(request.thinking);
-  if (effort !== undefined && options.optionalParams) chat.reasoning_effort = effort;
   if (request.stream === true) chat.stream = true;
   return chat;
 }
@@ -57,14 +70,6 @@ function toolChoiceOf(choice: NonNullable<MessagesRequest['tool_choice']>): RawC
   if (choice.type === 'any') return 'required';
   if (choice.type === 'tool') return { type: 'function', function: { name: String(choice.name) } };
   return choice.type; // auto, none
-}
-
-/** Extended thinking's token budget as a reasoning effort (the one knob chat upstreams have). */
-function effortOf(thinking: MessagesRequest['thinking']): string | undefined {
-  if (thinking?.type !== 'enabled') return undefined;
-  const budget = typeof thinking.budget_tokens === 'number' ? thinking.budget_tokens : 0;
-  if (budget < 4096) return 'low';
-  return budget < 16384 ? 'medium' : 'high';
 }
 
 function toChatTool(tool: ToolParam, index: number, options: ToChatOptions): ToolDefinition {
@@ -80,7 +85,7 @@ function toChatTool(tool: ToolParam, index: number, options: ToChatOptions): Too
   return { type: 'function', function: fn };
 }
 
-function assistantMessage(content: string | Block[], param: string, options: ToChatOptions): ChatMessage {
+function assistantMessage(content: string | Block[], param: string, options: Context): ChatMessage {
   if (typeof content === 'string') return { role: 'assistant', content };
   let text = '';
   let reasoning = '';
@@ -104,7 +109,7 @@ function argumentsOf(input: unknown): string {
   return JSON.stringify(input ?? {});
 }
 
-function userMessages(content: string | Block[], param: string, options: ToChatOptions): ChatMessage[] {
+function userMessages(content: string | Block[], param: string, options: Context): ChatMessage[] {
   if (typeof content === 'string') return [{ role: 'user', content }];
   const results: ChatMessage[] = [];
   const parts: ContentPart[] = [];
@@ -122,7 +127,7 @@ function userMessages(content: string | Block[], param: string, options: ToChatO
 }
 
 /** A tool_result's content as tool message text; its images go to the user message that follows. */
-function resultText(block: Block, param: string, images: ContentPart[], options: ToChatOptions): string {
+function resultText(block: Block, param: string, images: ContentPart[], options: Context): string {
   const content = block.content;
   let text = '';
   if (typeof content === 'string') text = content;
@@ -130,6 +135,7 @@ function resultText(block: Block, param: string, images: ContentPart[], options:
     const pieces: string[] = [];
     content.forEach((inner, at) => {
       if (isRecord(inner) && inner.type === 'image') images.push(partOf(inner as Block, `${param}[${at}]`, options));
+      else if (isRecord(inner) && inner.type === 'tool_reference') pieces.push(referenceText(String(inner.tool_name ?? ''), options.declared));
       else if (isRecord(inner) && typeof inner.text === 'string') pieces.push(inner.text);
       else if (typeof inner === 'string') pieces.push(inner);
       else throw unsupportedBlock(isRecord(inner) ? String(inner.type) : typeof inner, `${param}[${at}]`, options);
@@ -139,8 +145,9 @@ function resultText(block: Block, param: string, images: ContentPart[], options:
   return block.is_error === true ? `Error: ${text}` : text;
 }
 
-function partOf(block: Block, param: string, options: ToChatOptions): ContentPart {
+function partOf(block: Block, param: string, options: Context): ContentPart {
   if (block.type === 'text') return { type: 'text', text: String(block.text ?? '') };
+  if (block.type === 'tool_reference') return { type: 'text', text: referenceText(String(block.tool_name ?? ''), options.declared) };
   if (block.type === 'image' && isRecord(block.source)) {
     const source = block.source;
     if (source.type === 'base64' && typeof source.data === 'string') return { type: 'image_url', image_url: { url: `data:${String(source.media_type ?? 'image/png')};base64,${source.data}` } };

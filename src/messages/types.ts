@@ -56,7 +56,7 @@ export interface MessageUsage {
 export type OutputBlock =
   | { type: 'text'; text: string }
   | { type: 'thinking'; thinking: string; signature: string }
-  | { type: 'tool_use'; id: string; name: string; input: unknown };
+  | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
 
 export interface MessageObject {
   id: string;

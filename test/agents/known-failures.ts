@@ -19,10 +19,6 @@ const CODEX_MCP_NAMESPACE: KnownFailure = {
 };
 
 export const KNOWN_FAILURES: Readonly<Record<string, KnownFailure>> = {
-  'claude/*/search': {
-    issue: "#48: Claude Code's ToolSearch result ({type: 'tool_reference'} in a tool_result) is refused with 400 on /v1/messages",
-    sign: "Content block type 'tool_reference' is not supported",
-  },
   'codex/hermes/*': CODEX_TOOL_TYPES,
   'codex/xml/*': CODEX_TOOL_TYPES,
   'codex/gemini/*': CODEX_TOOL_TYPES,

@@ -9,7 +9,7 @@ import type { MessagesHistory } from '../../src/messages/repair/types.js';
 // The translations on their own: Messages → chat (every row of docs/messages.md's table) and chat
 // answers and chunks → a Message and its events.
 
-const OPTIONS = { provider: 'p', optionalParams: true };
+const OPTIONS = { provider: 'p', target: { type: 'openai-compatible', model: 'm' } };
 const base: MessagesRequest = { model: 'p/m', max_tokens: 100, messages: [] };
 const chatOf = (request: Partial<MessagesRequest>, history: MessagesHistory, options = OPTIONS) => toChatRequest({ ...base, ...request }, history, options);
 
@@ -78,7 +78,7 @@ t.test('request fields', async (t) => {
   t.same(chatOf({ tools, tool_choice: { type: 'tool', name: 'g' } }, history).tool_choice, { type: 'function', function: { name: 'g' } });
   t.equal(chatOf({ tools, tool_choice: { type: 'none' } }, history).tool_choice, 'none');
   t.equal(chatOf({ tool_choice: { type: 'any' } }, history).tool_choice, undefined, 'no tools, no tool_choice');
-  const openai = chatOf({ top_k: 5, thinking: { type: 'enabled', budget_tokens: 20000 } }, history, { provider: 'openai', optionalParams: false });
+  const openai = chatOf({ top_k: 5, thinking: { type: 'enabled', budget_tokens: 20000 } }, history, { provider: 'openai', target: { type: 'openai', model: 'gpt-4.1' } });
   t.same([openai.top_k, openai.reasoning_effort], [undefined, undefined], 'top_k and reasoning_effort only where the upstream takes them');
   t.equal(chatOf({ thinking: { type: 'enabled', budget_tokens: 10000 } }, history).reasoning_effort, 'medium');
   t.equal(chatOf({ thinking: { type: 'enabled', budget_tokens: 32000 } }, history).reasoning_effort, 'high');
@@ -110,10 +110,11 @@ t.test('events from chunks', async (t) => {
     'message_start', 'ping',
     'content_block_start', '0:thinking_delta', '0:thinking_delta', 'content_block_stop',
     'content_block_start', '1:text_delta', 'content_block_stop',
-    'content_block_start', '2:input_json_delta', '2:input_json_delta', 'content_block_stop',
-    'content_block_start', '3:input_json_delta',
+    'content_block_start', '2:input_json_delta', 'content_block_stop',
+    'content_block_start',
     'content_block_stop', 'message_delta', 'message_stop',
-  ], 'one block at a time; a late delta of a closed call sends nothing');
+  ], 'one block at a time; a call\'s input in one delta when its block closes ({} needs none); a late delta of a closed call sends nothing');
+  t.same(events.find((e) => e.type === 'content_block_delta' && e.index === 2)?.delta, { type: 'input_json_delta', partial_json: '{"a":1}' });
   t.same(events[events.length - 2], { type: 'message_delta', delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { input_tokens: 10, output_tokens: 4, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 } });
   const empty = new MessageEventSynthesizer(base, 'msg_2');
   t.same([...empty.start(), ...empty.end()].map((e) => e.type), ['message_start', 'ping', 'message_delta', 'message_stop'], 'an empty answer is still a whole stream');
@@ -132,7 +133,7 @@ t.test('a completion as a Message', async (t) => {
     type: 'message',
     role: 'assistant',
     model: 'p/m',
-    content: [{ type: 'thinking', thinking: 'why', signature: '' }, { type: 'text', text: 'text' }, { type: 'tool_use', id: 'call_1', name: 'f', input: { raw_arguments: 'not json' } }],
+    content: [{ type: 'thinking', thinking: 'why', signature: '' }, { type: 'text', text: 'text' }, { type: 'tool_use', id: 'call_1', name: 'f', input: {} }],
     stop_reason: 'tool_use',
     stop_sequence: null,
     usage: { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
