@@ -59,9 +59,9 @@ export class ContractRun {
     const metrics = this.metrics();
     for (const violation of violations) metrics.contractViolation(violation.kind);
     const again = this.mayReask(lastAttemptMs);
-    // An answer the client does not get is charged here; one handed on (`pass`) is charged with the answer.
-    if (usage && (again || this.policy.onViolation !== 'pass')) this.info.costed(metrics.usage(usage, this.info.keyName));
-    this.note(violations, again ? 'reask' : this.policy.onViolation === 'pass' ? 'pass' : 'error');
+    // An answer the client does not get is charged here; one handed on is charged with the answer.
+    if (usage && (again || this.strict)) this.info.costed(metrics.usage(usage, this.info.keyName));
+    this.note(violations, again ? 'reask' : this.strict ? 'error' : 'pass');
     if (again) {
       this.reasks += 1;
       this.reaskPending = true;
@@ -79,9 +79,12 @@ export class ContractRun {
     return reaskRequest(this.request, answer, violations, this.terms);
   }
 
-  /** The answer stays broken and the policy hands it on (`pass`): the warnings header value; undefined for `error`/`reask`. */
+  /**
+   * The answer stays broken (no re-ask left, or `pass`) and the policy hands it on: the warnings
+   * header value; undefined under the strict policy (`error`), whose answer is the contract error.
+   */
   passWarnings(violations: readonly Violation[]): string | undefined {
-    if (this.policy.onViolation !== 'pass') return undefined;
+    if (this.strict) return undefined;
     const counts = new Map<string, number>();
     for (const violation of violations) counts.set(`contract_${violation.kind}`, (counts.get(`contract_${violation.kind}`) ?? 0) + 1);
     return [...counts].map(([kind, count]) => `${kind}=${count}`).join(',');
@@ -98,9 +101,15 @@ export class ContractRun {
     return errors.toolContractViolation(this.served.provider.settings.name, this.served.upstreamModel, detail, violations[0]?.param ?? 'tools', this.reasks);
   }
 
+  /** `onViolation: error`: once the re-asks ran out, the contract error instead of the last answer. */
+  private get strict(): boolean {
+    return this.policy.onViolation === 'error';
+  }
+
   private mayReask(lastAttemptMs: number): boolean {
     const policy = this.policy;
-    if (policy.onViolation !== 'reask' || this.reasks >= policy.maxReasks || this.signal.aborted) return false;
+    // `reask` and `error` re-ask (up to maxReasks); `pass` hands the answer on at once.
+    if (policy.onViolation === 'pass' || this.reasks >= policy.maxReasks || this.signal.aborted) return false;
     // The next answer should take about as long as the last one: it must fit in what is left.
     return this.info.elapsedMs() + lastAttemptMs <= policy.deadlineMs;
   }

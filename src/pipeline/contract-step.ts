@@ -7,8 +7,8 @@ import type { ContractRun } from './contract-run.js';
 
 // The contract for a JSON answer: judge it; while it breaks the contract and the policy allows,
 // ask the same model again (the original request, its answer, one corrective message); then
-// hand on the answer that complies, or per policy the last one with a warning (`pass`), or the
-// contract error (`error`, and `reask` once the re-asks ran out).
+// hand on the answer that complies, or once the re-asks ran out the last one with a warning
+// (`reask`, the default, and `pass` at once), or under the strict policy (`error`) the contract error.
 
 export interface JsonAnswer {
   /** The upstream's answer as it came (its structured calls' argument text is what is checked). */

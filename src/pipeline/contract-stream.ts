@@ -13,8 +13,9 @@ import type { UpstreamCall } from './upstream-step.js';
 // through a StreamHold (content on at once, calls held until the answer is complete). At the end
 // of an attempt its answer is judged: kept, the held calls are released; broken and the policy
 // allows, the same model is asked again and its chunks continue the same client stream; else
-// the contract error ends the stream (an error event), or (`pass`) the calls are released with a
-// `toolgate_warnings` field on the chunk that carries the finish reason. One stream, one [DONE].
+// the calls are released with a `toolgate_warnings` field on the chunk that carries the finish
+// reason, or under the strict policy (`error`) the contract error ends the stream (an error event).
+// One stream, one [DONE].
 
 type StreamCall = UpstreamCall & { kind: 'stream' };
 
