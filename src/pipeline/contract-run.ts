@@ -1,10 +1,12 @@
 import type { AssistantMessage, ChatRequest, Usage } from '../api/chat-types.js';
-import { policyFor, reaskRequest, termsOf, type ContractPolicy, type ContractTerms, type Violation } from '../contract/index.js';
+import { policyFor, reaskRequest, termsOf, type ArgumentsRepair, type ContractPolicy, type ContractTerms, type Violation } from '../contract/index.js';
 import { errors, type GatewayError } from '../errors.js';
 import type { Gateway } from '../gateway.js';
 import type { AbortSignalLike } from '../client-abort.js';
 import type { ReaskOutcome } from '../metrics/index.js';
 import type { RepairBudget } from '../repair/bounded-json.js';
+import { summarizeFindings } from '../repair/index.js';
+import type { Finding } from '../repair/types.js';
 import type { ResolvedModel } from '../routing/router.js';
 import type { RequestInfo } from './request-info.js';
 
@@ -90,6 +92,17 @@ export class ContractRun {
     return [...counts].map(([kind, count]) => `${kind}=${count}`).join(',');
   }
 
+  /**
+   * The answer the client gets had arguments repaired without changing meaning (judge.ts): counted
+   * in `toolgate_repairs_total`; the `x-toolgate-repairs` value (in a stream, `toolgate_repairs`).
+   */
+  handedOn(repairs: readonly ArgumentsRepair[]): string | undefined {
+    if (repairs.length === 0) return undefined;
+    const findings: Finding[] = repairs.map((repair) => ({ kind: REPAIR_KINDS[repair], index: -1, detail: 'tool-call arguments of the answer' }));
+    this.gateway.metrics.repairs(findings);
+    return summarizeFindings(findings);
+  }
+
   /** `x-toolgate-warnings` for calls dropped under `extraCalls: trim`. */
   trimWarning(): string | undefined {
     return this.trimmed > 0 ? `contract_parallel_calls_trimmed=${this.trimmed}` : undefined;
@@ -139,6 +152,8 @@ export class ContractRun {
     return this.gateway.metrics.forModel(this.served.provider.settings.name, this.served.requested, this.served.upstreamModel);
   }
 }
+
+const REPAIR_KINDS = { syntax: 'answer_arguments_repaired', coerced: 'answer_arguments_coerced' } as const satisfies Record<ArgumentsRepair, string>;
 
 /** The contract of a request served by `served`, or undefined when there is nothing to enforce (no tools, no tool_choice, or disabled). */
 export function contractRunFor(

@@ -1,5 +1,5 @@
 import type { AssistantMessage, ChatChunk, ChatRequest } from '../api/chat-types.js';
-import { judgeMessage, type Violation } from '../contract/index.js';
+import { judgeMessage, type ArgumentsRepair, type Violation } from '../contract/index.js';
 import { StreamHold } from '../contract/stream-hold.js';
 import { ITERATION_DONE } from '../providers/chunk-batches.js';
 import { createReport, type NormalizeReport, type StreamNormalizer } from '../toolcalls/normalize-shared.js';
@@ -102,17 +102,19 @@ export class ContractedStream implements AsyncIterableIterator<ChatChunk[]> {
     }
     const judged = new Map<number, AssistantMessage>();
     const violations: Violation[] = [];
+    const repairs: ArgumentsRepair[] = [];
     let trimmed = 0;
     for (const [index, message] of answers) {
       const verdict = judgeMessage(run.terms, undefined, message, run.budget, run.trimExtra);
       judged.set(index, verdict.message);
       trimmed += verdict.trimmed;
+      repairs.push(...verdict.repairs);
       for (const violation of verdict.violations) violations.push(answers.size > 1 ? { ...violation, message: `choice ${index}: ${violation.message}` } : violation);
     }
     if (violations.length === 0) {
       run.complied(trimmed);
       this.over = true;
-      return this.sameId(hold.release(judged, run.trimWarning()));
+      return this.sameId(hold.release(judged, run.trimWarning(), run.handedOn(repairs)));
     }
     if (run.violated(violations, hold.usage ?? undefined, trimmed, performance.now() - this.started)) {
       const answer = answers.get(0) ?? { role: 'assistant', content: null };
@@ -129,7 +131,7 @@ export class ContractedStream implements AsyncIterableIterator<ChatChunk[]> {
     this.over = true;
     const warnings = run.passWarnings(violations);
     if (warnings === undefined) throw run.failure(violations);
-    return this.sameId(hold.release(judged, [run.trimWarning(), warnings].filter(Boolean).join(',')));
+    return this.sameId(hold.release(judged, [run.trimWarning(), warnings].filter(Boolean).join(','), run.handedOn(repairs)));
   }
 
   private begin(call: StreamCall): void {
