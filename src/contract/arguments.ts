@@ -10,7 +10,8 @@ import { validatorFor } from '../toolcalls/schema-validators.js';
 // wants a number, or `"true"`/`"false"` where it wants a boolean. A number where a string is
 // wanted, an extra property, a missing one, a value outside an enum: each is a violation, reported
 // with the schema's own words. What the schema check cannot check (size limits, an uncompilable
-// schema, a spent compile budget) passes.
+// schema, a spent compile budget) passes, and so does a value that does not match its `format`
+// (an annotation in JSON Schema, not a rule).
 
 /** A repair that cannot change meaning: JSON syntax (or double encoding), a scalar written as a string. */
 export type ArgumentsRepair = 'syntax' | 'coerced';
@@ -31,13 +32,22 @@ export function checkArguments(raw: string, schema: unknown, budget: RepairBudge
   let value = parsed.value;
   const repairs: ArgumentsRepair[] = parsed.repaired ? ['syntax'] : [];
   const validate = isRecord(schema) && Object.keys(schema).length > 0 && raw.length <= MAX_VALIDATED_CHARS ? validatorFor(schema, budget).validate : undefined;
-  if (validate && !validate(value)) {
+  if (validate && !validate(value) && !onlyFormats(validate.errors)) {
     const coerced = scalarsFromStrings(value, validate.errors ?? []);
-    if (coerced === undefined || !validate(coerced)) return { valid: false, problems: describe(validate.errors ?? []) };
+    if (coerced === undefined || (!validate(coerced) && !onlyFormats(validate.errors))) return { valid: false, problems: describe(validate.errors ?? []) };
     value = coerced;
     repairs.push('coerced');
   }
   return { valid: true, arguments: repairs.length > 0 ? JSON.stringify(value) : raw, repairs };
+}
+
+/**
+ * Every error is a `format` mismatch: `format` is an annotation in JSON Schema unless a schema opts
+ * into format assertion, which a tool's `parameters` cannot; a `date-time` without its offset is still
+ * the model's answer, not a broken one.
+ */
+function onlyFormats(errors: readonly ErrorObject[] | null | undefined): boolean {
+  return (errors ?? []).every((error) => error.keyword === 'format');
 }
 
 function parseObject(raw: string, budget: RepairBudget): { value: Record<string, unknown>; repaired: boolean } | undefined {
@@ -111,6 +121,7 @@ function writePath(root: Record<string, unknown>, path: readonly string[], value
 function describe(errors: readonly ErrorObject[]): string[] {
   const out: string[] = [];
   for (const error of errors) {
+    if (error.keyword === 'format') continue; // an annotation, never a problem by itself
     const at = error.instancePath || '/';
     const params = error.params as Record<string, unknown>;
     let text: string;

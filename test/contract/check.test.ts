@@ -98,3 +98,14 @@ t.test('nested objects and arrays are checked', async (t) => {
   t.equal(broken.valid, false);
   if (!broken.valid) t.match(broken.problems[0], /\/stops\/0 must have required property 'at'/);
 });
+
+t.test('format is an annotation: a mismatch alone is no violation; other problems are named without it', async (t) => {
+  const schema = { type: 'object', properties: { when: { type: 'string', format: 'date-time' }, mail: { type: 'string', format: 'email' }, seats: { type: 'integer' } }, required: ['when'] };
+  t.same(checkArguments('{"when":"2025-06-01T10:00:00"}', schema, budget()), { valid: true, arguments: '{"when":"2025-06-01T10:00:00"}', repairs: [] }, 'a date-time without its offset');
+  t.equal(checkArguments('{"when":"next tuesday","mail":"someone"}', schema, budget()).valid, true, 'any format mismatch');
+  t.same(checkArguments('{"when":"2025-06-01T10:00","seats":"2"}', schema, budget()), { valid: true, arguments: '{"when":"2025-06-01T10:00","seats":2}', repairs: ['coerced'] }, 'beside a harmless coercion');
+  const broken = checkArguments('{"when":"soon","seats":"two"}', schema, budget());
+  t.same(broken, { valid: false, problems: ['/seats must be integer'] }, 'the real problem, without the format');
+  const terms = termsOf({ tools: [{ type: 'function', function: { name: 'book', parameters: schema } }] })!;
+  t.same(kinds(terms, [call('book', { when: '2025-06-01T10:00:00' })]), []);
+});

@@ -21,7 +21,11 @@ const SCHEMA = {
 };
 const HEADER = 'answer_arguments_repaired=1,answer_arguments_coerced=1';
 
-const upstream = await startOpenAIEmulator({ apiKey: 'k', script: () => ({ toolCalls: [{ name: 'plan_trip', arguments: RAW }] }) });
+const upstream = await startOpenAIEmulator({
+  apiKey: 'k',
+  script: (body) =>
+    body.tools?.[0]?.function.name === 'book' ? { toolCalls: [{ name: 'book', arguments: '{"when":"2025-06-01T10:00:00"}' }] } : { toolCalls: [{ name: 'plan_trip', arguments: RAW }] },
+});
 const gw = await startGateway({ yaml: configFor({ up: { baseUrl: upstream.url, apiKey: 'k' } }, 'models:\n  trips:\n    provider: up\n    model: m-trips\n') });
 t.teardown(async () => {
   await gw.close();
@@ -88,4 +92,15 @@ t.test('Messages stream: the input_json_delta pieces join to the repaired object
     .map((event) => event.delta.partial_json)
     .join('');
   t.same(JSON.parse(json), REPAIRED);
+});
+
+t.test('format is an annotation: a date-time without its offset costs no re-ask and goes on as sent', async (t) => {
+  const before = upstream.requests.length;
+  const tools = [{ type: 'function', function: { name: 'book', parameters: { type: 'object', properties: { when: { type: 'string', format: 'date-time' } }, required: ['when'] } } }];
+  const response = await post('/v1/chat/completions', { model: 'trips', messages: [{ role: 'user', content: 'Book it' }], tools, tool_choice: 'required' });
+  t.equal(response.status, 200);
+  const body: any = await response.json();
+  t.equal(body.choices[0].message.tool_calls[0].function.arguments, '{"when":"2025-06-01T10:00:00"}');
+  t.equal(upstream.requests.length - before, 1, 'no re-ask');
+  t.notMatch(response.headers.get('x-toolgate-warnings') ?? '', /contract_/);
 });
