@@ -5,7 +5,7 @@ import { registerBodyValidation } from './api/validated-body.js';
 import { createAuth } from './auth/index.js';
 import { registerGuards } from './auth/guard.js';
 import type { LoadedConfig } from './config/load.js';
-import { errors } from './errors.js';
+import { errors, replyHeaders } from './errors.js';
 import type { Gateway } from './gateway.js';
 import { toGatewayError } from './http/errors.js';
 import { drainBody } from './http/drain-body.js';
@@ -196,7 +196,7 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions): Pro
     body.error.message = gateway.auth.redact(body.error.message); // upstreams may quote the key they got
     // A route in another dialect (the Messages API) renders the same error in its own shape.
     const render = request.routeOptions.config?.errorBody;
-    return reply.code(mapped.status).headers(mapped.headers).send(render ? render(body, mapped.status, request.id) : body);
+    return reply.code(mapped.status).headers(replyHeaders(mapped)).send(render ? render(body, mapped.status, request.id) : body);
   });
   app.setNotFoundHandler((request, reply) => {
     const error = errors.routeNotFound(request.method, request.url.split('?')[0]);

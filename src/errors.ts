@@ -269,6 +269,24 @@ export const errors = {
     }),
 };
 
+/** Codes a client's own retry can change: the gateway key's per-minute limits (retry-after within a minute). */
+const CLIENT_MAY_RETRY = new Set(['rate_limit_exceeded']);
+
+/**
+ * The headers of an error reply: the error's own (an upstream's `retry-after` among them) and
+ * `x-should-retry: false` (obeyed by the official OpenAI and Anthropic SDKs, which otherwise retry
+ * 408, 409, 429 and 5xx twice) on an error a client retry cannot change or toolgate already
+ * retried: any 4xx but the key's per-minute rate limit, and every upstream failure (its retries
+ * and fallbacks ran out) and contract error (its re-asks ran out). Gateway-side 5xx without an
+ * upstream behind them (internal errors, Redis or the store unavailable, shutting down) are left
+ * to the client's retry policy.
+ */
+export function replyHeaders(error: GatewayError): Record<string, string> {
+  const upstream = error.kind !== undefined; // an upstream failure, after toolgate's retries and fallbacks
+  const final = error.status >= 400 && error.status < 500 ? upstream || !CLIENT_MAY_RETRY.has(error.code ?? '') : upstream || error.code === 'tool_contract_violation' || error.status === 501;
+  return final ? { ...error.headers, 'x-should-retry': 'false' } : error.headers;
+}
+
 export function isGatewayError(value: unknown): value is GatewayError {
   return value instanceof GatewayError;
 }

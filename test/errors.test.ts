@@ -1,4 +1,5 @@
 import t from 'tap';
+import { errors, replyHeaders } from '../src/errors.js';
 import { configFor, startGateway } from './helpers/gateway.js';
 import { sseChunk, startRawUpstream } from './helpers/raw-upstream.js';
 
@@ -195,4 +196,19 @@ t.test('a client that disconnects mid-stream aborts the upstream request', async
   controller.abort();
   const closedEarly = await Promise.race([slow.closedEarly, new Promise<string>((r) => setTimeout(() => r('timeout'), 3000))]);
   t.equal(closedEarly, true, 'upstream connection closed before it finished');
+});
+
+t.test('replyHeaders: x-should-retry false on what a client retry cannot change or toolgate already retried', async (t) => {
+  const upstream429 = errors.upstreamStatus(429, 'Rate limit reached', null, 'rate_limit_exceeded');
+  upstream429.headers['retry-after'] = '7';
+  t.same(replyHeaders(upstream429), { 'retry-after': '7', 'x-should-retry': 'false' }, "an upstream's 429 after toolgate's retries: final, its wait hint kept");
+  t.same(replyHeaders(errors.toolContractViolation('p', 'm', 'broken', 'tools', 1)), { 'x-should-retry': 'false' });
+  t.same(replyHeaders(errors.upstreamUnreachable('p', 'refused')), { 'x-should-retry': 'false' });
+  t.same(replyHeaders(errors.circuitOpen('p', 30)), { 'retry-after': '30', 'x-should-retry': 'false' });
+  t.same(replyHeaders(errors.invalidRequest('bad')), { 'x-should-retry': 'false' });
+  t.same(replyHeaders(errors.budgetExceeded('k', 1, 3600)), { 'retry-after': '3600', 'x-should-retry': 'false' });
+  t.same(replyHeaders(errors.rateLimited('k', '10 requests per minute', 20)), { 'retry-after': '20' }, "the key's per-minute limit: the client's retry after retry-after can pass");
+  t.same(replyHeaders(errors.internal()), {}, 'no upstream behind it: left to the client');
+  t.same(replyHeaders(errors.stateUnavailable()), { 'retry-after': '1' });
+  t.same(replyHeaders(errors.shuttingDown()), {});
 });

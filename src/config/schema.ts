@@ -70,7 +70,10 @@ export const pricingSchema = z
 // docs/contract.md): what happens to an answer that breaks it. `models.<name>.contract` overrides field by field.
 const contractFields = {
   enabled: z.boolean(),
-  /** reask: ask the same model again (then as `error`); error: a 502 at once; pass: hand it on with a warning. */
+  /**
+   * reask: ask the same model again (up to maxReasks), then hand on the last answer with a warning;
+   * error (strict): the same re-asks, then a 502 (maxReasks 0: at once); pass: hand it on with a warning at once.
+   */
   onViolation: z.enum(['reask', 'error', 'pass']),
   /** Re-asks per answer (each is an upstream call of the request). */
   maxReasks: z.number().int().min(0).max(5),

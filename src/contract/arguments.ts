@@ -7,13 +7,18 @@ import { validatorFor } from '../toolcalls/schema-validators.js';
 // The contract's reading of one call's arguments: they must be a JSON object valid against the
 // tool's `parameters` schema. Only repairs that cannot change meaning are allowed: JSON syntax
 // (what jsonrepair fixes, a double-encoded object) and a string holding a number where the schema
-// wants a number. A number where a string is wanted, an extra property, a missing one, a value
-// outside an enum: each is a violation, reported with the schema's own words. What the schema
-// check cannot check (size limits, an uncompilable schema, a spent compile budget) passes.
+// wants a number, or `"true"`/`"false"` where it wants a boolean. A number where a string is
+// wanted, an extra property, a missing one, a value outside an enum: each is a violation, reported
+// with the schema's own words. What the schema check cannot check (size limits, an uncompilable
+// schema, a spent compile budget) passes, and so does a value that does not match its `format`
+// (an annotation in JSON Schema, not a rule).
+
+/** A repair that cannot change meaning: JSON syntax (or double encoding), a scalar written as a string. */
+export type ArgumentsRepair = 'syntax' | 'coerced';
 
 export type ArgumentsVerdict =
-  /** `arguments`: the text to hand on (the upstream's own, or repaired without changing meaning). */
-  | { valid: true; arguments: string; repaired: boolean }
+  /** `arguments`: the text to hand on (the upstream's own, or repaired without changing meaning, said in `repairs`). */
+  | { valid: true; arguments: string; repairs: ArgumentsRepair[] }
   | { valid: false; problems: string[] };
 
 /** Problems listed per call, at most this many (the rest are counted). */
@@ -24,15 +29,25 @@ const INTEGER = /^-?\d+$/;
 export function checkArguments(raw: string, schema: unknown, budget: RepairBudget): ArgumentsVerdict {
   const parsed = parseObject(raw, budget);
   if (!parsed) return { valid: false, problems: ['the arguments are not a JSON object'] };
-  let { value, repaired } = parsed;
+  let value = parsed.value;
+  const repairs: ArgumentsRepair[] = parsed.repaired ? ['syntax'] : [];
   const validate = isRecord(schema) && Object.keys(schema).length > 0 && raw.length <= MAX_VALIDATED_CHARS ? validatorFor(schema, budget).validate : undefined;
-  if (validate && !validate(value)) {
-    const coerced = numbersFromStrings(value, validate.errors ?? []);
-    if (coerced === undefined || !validate(coerced)) return { valid: false, problems: describe(validate.errors ?? []) };
+  if (validate && !validate(value) && !onlyFormats(validate.errors)) {
+    const coerced = scalarsFromStrings(value, validate.errors ?? []);
+    if (coerced === undefined || (!validate(coerced) && !onlyFormats(validate.errors))) return { valid: false, problems: describe(validate.errors ?? []) };
     value = coerced;
-    repaired = true;
+    repairs.push('coerced');
   }
-  return { valid: true, arguments: repaired ? JSON.stringify(value) : raw, repaired };
+  return { valid: true, arguments: repairs.length > 0 ? JSON.stringify(value) : raw, repairs };
+}
+
+/**
+ * Every error is a `format` mismatch: `format` is an annotation in JSON Schema unless a schema opts
+ * into format assertion, which a tool's `parameters` cannot; a `date-time` without its offset is still
+ * the model's answer, not a broken one.
+ */
+function onlyFormats(errors: readonly ErrorObject[] | null | undefined): boolean {
+  return (errors ?? []).every((error) => error.keyword === 'format');
 }
 
 function parseObject(raw: string, budget: RepairBudget): { value: Record<string, unknown>; repaired: boolean } | undefined {
@@ -60,8 +75,11 @@ function parseOrUndefined(text: string): unknown {
   }
 }
 
-/** A copy with every string the schema wants as a number turned into that number, or undefined when a type error is anything else. */
-function numbersFromStrings(value: Record<string, unknown>, errors: readonly ErrorObject[]): Record<string, unknown> | undefined {
+/**
+ * A copy with every string the schema wants as a number (or boolean) turned into that number (or
+ * boolean), or undefined when a type error is anything else (or there is none).
+ */
+function scalarsFromStrings(value: Record<string, unknown>, errors: readonly ErrorObject[]): Record<string, unknown> | undefined {
   let copy: Record<string, unknown> | undefined;
   for (const error of errors) {
     if (error.keyword !== 'type') continue;
@@ -70,12 +88,13 @@ function numbersFromStrings(value: Record<string, unknown>, errors: readonly Err
     const current = readPath(copy ?? value, path);
     if (path.length === 0 || typeof current !== 'string') return undefined;
     const text = current.trim();
-    let number: number | undefined;
-    if (wanted.includes('integer') && INTEGER.test(text) && Number.isSafeInteger(Number(text))) number = Number(text);
-    else if (wanted.includes('number') && NUMBER.test(text)) number = Number(text);
-    if (number === undefined) return undefined;
+    let scalar: number | boolean | undefined;
+    if (wanted.includes('integer') && INTEGER.test(text) && Number.isSafeInteger(Number(text))) scalar = Number(text);
+    else if (wanted.includes('number') && NUMBER.test(text)) scalar = Number(text);
+    else if (wanted.includes('boolean') && (text === 'true' || text === 'false')) scalar = text === 'true';
+    if (scalar === undefined) return undefined;
     copy ??= structuredClone(value);
-    writePath(copy, path, number);
+    writePath(copy, path, scalar);
   }
   return copy;
 }
@@ -102,6 +121,7 @@ function writePath(root: Record<string, unknown>, path: readonly string[], value
 function describe(errors: readonly ErrorObject[]): string[] {
   const out: string[] = [];
   for (const error of errors) {
+    if (error.keyword === 'format') continue; // an annotation, never a problem by itself
     const at = error.instancePath || '/';
     const params = error.params as Record<string, unknown>;
     let text: string;

@@ -1,5 +1,5 @@
 import type { RepairBudget } from '../repair/bounded-json.js';
-import { checkArguments } from './arguments.js';
+import { checkArguments, type ArgumentsRepair } from './arguments.js';
 import type { ContractTerms } from './terms.js';
 
 // Checks one answer (one choice: its calls, in order) against the request's terms. Pure: the same
@@ -22,8 +22,18 @@ export interface AnswerCall {
   arguments: string;
 }
 
+/** A call whose arguments the check accepted only after a repair that cannot change meaning. */
+export interface RepairedCall {
+  /** The call's position in the answer. */
+  index: number;
+  /** The repaired arguments (JSON object text). */
+  arguments: string;
+  repairs: ArgumentsRepair[];
+}
+
 export interface CheckedAnswer {
   violations: Violation[];
+  repaired: RepairedCall[];
 }
 
 export function checkAnswer(terms: ContractTerms, calls: readonly AnswerCall[], budget: RepairBudget): CheckedAnswer {
@@ -48,12 +58,14 @@ export function checkAnswer(terms: ContractTerms, calls: readonly AnswerCall[], 
   if (undeclared.length > 0) {
     violations.push({ kind: 'undeclared_tool', param: 'tools', message: `${list(unique(undeclared))} ${undeclared.length === 1 ? 'is' : 'are'} not among the declared tools${declaredList(terms)}` });
   }
-  for (const call of calls) {
-    if (!terms.tools.has(call.name)) continue;
+  const repaired: RepairedCall[] = [];
+  calls.forEach((call, index) => {
+    if (!terms.tools.has(call.name)) return;
     const verdict = checkArguments(call.arguments, terms.tools.get(call.name), budget);
     if (!verdict.valid) violations.push({ kind: 'invalid_arguments', param: 'tools', message: `the arguments of ${call.name} do not match its parameters schema: ${verdict.problems.join('; ')}` });
-  }
-  return { violations };
+    else if (verdict.repairs.length > 0) repaired.push({ index, arguments: verdict.arguments, repairs: verdict.repairs });
+  });
+  return { violations, repaired };
 }
 
 /** Quoted names, the first few: "get_time", "a" and "b". */

@@ -1,23 +1,30 @@
 import type { AssistantMessage, ChatCompletion } from '../api/chat-types.js';
 import type { RepairBudget } from '../repair/bounded-json.js';
-import { checkAnswer, type AnswerCall, type Violation } from './check.js';
+import type { ArgumentsRepair } from './arguments.js';
+import { checkAnswer, type AnswerCall, type RepairedCall, type Violation } from './check.js';
 import type { ContractTerms } from './terms.js';
 
 // An answer judged against the request's terms: its violations, and the answer as the client may
 // get it: unchanged (arguments go on as the upstream sent them, docs/answers.md), but for extra
-// calls dropped when the policy says `extraCalls: trim`.
+// calls dropped when the policy says `extraCalls: trim`, and arguments the check accepted only
+// after a repair that cannot change meaning (JSON syntax, "2" → 2, "true" → true): those go on
+// repaired, and are listed in `repairs` (the client's JSON.parse would throw on the original, or
+// its schema check fail).
 
 export interface JudgedMessage {
   violations: Violation[];
   message: AssistantMessage;
   /** Calls dropped by the `trim` policy. */
   trimmed: number;
+  /** The repairs made to the message's arguments, one entry per repair of a call. */
+  repairs: ArgumentsRepair[];
 }
 
 export interface JudgedCompletion {
   violations: Violation[];
   completion: ChatCompletion;
   trimmed: number;
+  repairs: ArgumentsRepair[];
 }
 
 /**
@@ -38,23 +45,44 @@ export function judgeMessage(terms: ContractTerms, upstream: AssistantMessage | 
     const text = sameCalls ? own[index]?.function?.arguments : undefined;
     return { name: call.function.name, arguments: typeof text === 'string' ? text : call.function.arguments };
   });
-  const { violations } = checkAnswer(terms, answerCalls, budget);
-  return { violations, message: trimmed > 0 ? { ...message, tool_calls: calls } : message, trimmed };
+  const { violations, repaired } = checkAnswer(terms, answerCalls, budget);
+  const repairs: ArgumentsRepair[] = [];
+  let changed = trimmed > 0;
+  for (const fix of repaired) {
+    const call = calls[fix.index];
+    if (sameValue(call.function.arguments, fix.arguments)) continue; // the normalizer did it already ("" → {})
+    if (!changed) calls = [...calls];
+    changed = true;
+    calls[fix.index] = { ...call, function: { ...call.function, arguments: fix.arguments } };
+    repairs.push(...fix.repairs);
+  }
+  return { violations, message: changed ? { ...message, tool_calls: calls } : message, trimmed, repairs };
+}
+
+/** The client's argument text already reads as the repaired object. */
+function sameValue(text: string, repaired: RepairedCall['arguments']): boolean {
+  try {
+    return JSON.stringify(JSON.parse(text)) === repaired;
+  } catch {
+    return false;
+  }
 }
 
 /** Every choice judged; the violations of all of them (prefixed by the choice when there are several). */
 export function judgeCompletion(terms: ContractTerms, upstream: ChatCompletion, completion: ChatCompletion, budget: RepairBudget, trimExtra: boolean): JudgedCompletion {
   const violations: Violation[] = [];
+  const repairs: ArgumentsRepair[] = [];
   let trimmed = 0;
   let changed = false;
   const several = completion.choices.length > 1;
   const choices = completion.choices.map((choice, index) => {
     const judged = judgeMessage(terms, upstream.choices[index]?.message, choice.message, budget, trimExtra);
     trimmed += judged.trimmed;
+    repairs.push(...judged.repairs);
     for (const violation of judged.violations) violations.push(several ? { ...violation, message: `choice ${choice.index}: ${violation.message}` } : violation);
     if (judged.message === choice.message) return choice;
     changed = true;
     return { ...choice, message: judged.message };
   });
-  return { violations, completion: changed ? { ...completion, choices } : completion, trimmed };
+  return { violations, completion: changed ? { ...completion, choices } : completion, trimmed, repairs };
 }

@@ -108,10 +108,10 @@ export class StreamHold {
 
   /**
    * What was held, released: each choice's calls as they were judged (one delta per call, whole),
-   * its finish reason (`tool_calls` when it has calls), `warnings` on that last chunk when given,
-   * then the usage chunk.
+   * its finish reason (`tool_calls` when it has calls), `warnings` (`toolgate_warnings`) and
+   * `repairs` (`toolgate_repairs`) on that last chunk when given, then the usage chunk.
    */
-  release(judged: ReadonlyMap<number, AssistantMessage>, warnings?: string): ChatChunk[] {
+  release(judged: ReadonlyMap<number, AssistantMessage>, warnings?: string, repairs?: string): ChatChunk[] {
     const template = this.template;
     if (!template) return [];
     const { usage: _usage, ...base } = template;
@@ -126,7 +126,7 @@ export class StreamHold {
       // no call left (none, or all trimmed) a missing or `tool_calls` reason becomes stop.
       const decided = finishReasonFor(held.finish, calls.length > 0);
       const finish: FinishReason = decided === null || (decided === 'tool_calls' && calls.length === 0) ? 'stop' : decided;
-      out.push({ ...base, choices: [{ index, delta: {}, finish_reason: finish }], ...(warnings ? { toolgate_warnings: warnings } : {}) });
+      out.push({ ...base, choices: [{ index, delta: {}, finish_reason: finish }], ...(warnings ? { toolgate_warnings: warnings } : {}), ...(repairs ? { toolgate_repairs: repairs } : {}) });
     }
     if (this.usageChunk) out.push(this.usageChunk);
     return out;

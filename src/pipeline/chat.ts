@@ -75,7 +75,10 @@ export async function runChat(clientRequest: RawChatRequest, input: ChatCallInpu
       answer = kept.answer;
       const warnings = joinWarnings(headers['x-toolgate-warnings'], kept.warnings);
       if (warnings) headers['x-toolgate-warnings'] = warnings;
-      input.info.repairHeaders(undefined, warnings);
+      // Arguments handed on repaired (docs/answers.md): after the request's own repairs.
+      const repairs = joinWarnings(headers['x-toolgate-repairs'], kept.repairs);
+      if (repairs) headers['x-toolgate-repairs'] = repairs;
+      input.info.repairHeaders(repairs, warnings);
     }
     const { completion, report } = answer;
     const mode = answerMode(report, answer.promptMode);

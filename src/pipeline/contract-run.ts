@@ -1,10 +1,12 @@
 import type { AssistantMessage, ChatRequest, Usage } from '../api/chat-types.js';
-import { policyFor, reaskRequest, termsOf, type ContractPolicy, type ContractTerms, type Violation } from '../contract/index.js';
+import { policyFor, reaskRequest, termsOf, type ArgumentsRepair, type ContractPolicy, type ContractTerms, type Violation } from '../contract/index.js';
 import { errors, type GatewayError } from '../errors.js';
 import type { Gateway } from '../gateway.js';
 import type { AbortSignalLike } from '../client-abort.js';
 import type { ReaskOutcome } from '../metrics/index.js';
 import type { RepairBudget } from '../repair/bounded-json.js';
+import { summarizeFindings } from '../repair/index.js';
+import type { Finding } from '../repair/types.js';
 import type { ResolvedModel } from '../routing/router.js';
 import type { RequestInfo } from './request-info.js';
 
@@ -59,9 +61,9 @@ export class ContractRun {
     const metrics = this.metrics();
     for (const violation of violations) metrics.contractViolation(violation.kind);
     const again = this.mayReask(lastAttemptMs);
-    // An answer the client does not get is charged here; one handed on (`pass`) is charged with the answer.
-    if (usage && (again || this.policy.onViolation !== 'pass')) this.info.costed(metrics.usage(usage, this.info.keyName));
-    this.note(violations, again ? 'reask' : this.policy.onViolation === 'pass' ? 'pass' : 'error');
+    // An answer the client does not get is charged here; one handed on is charged with the answer.
+    if (usage && (again || this.strict)) this.info.costed(metrics.usage(usage, this.info.keyName));
+    this.note(violations, again ? 'reask' : this.strict ? 'error' : 'pass');
     if (again) {
       this.reasks += 1;
       this.reaskPending = true;
@@ -79,12 +81,26 @@ export class ContractRun {
     return reaskRequest(this.request, answer, violations, this.terms);
   }
 
-  /** The answer stays broken and the policy hands it on (`pass`): the warnings header value; undefined for `error`/`reask`. */
+  /**
+   * The answer stays broken (no re-ask left, or `pass`) and the policy hands it on: the warnings
+   * header value; undefined under the strict policy (`error`), whose answer is the contract error.
+   */
   passWarnings(violations: readonly Violation[]): string | undefined {
-    if (this.policy.onViolation !== 'pass') return undefined;
+    if (this.strict) return undefined;
     const counts = new Map<string, number>();
     for (const violation of violations) counts.set(`contract_${violation.kind}`, (counts.get(`contract_${violation.kind}`) ?? 0) + 1);
     return [...counts].map(([kind, count]) => `${kind}=${count}`).join(',');
+  }
+
+  /**
+   * The answer the client gets had arguments repaired without changing meaning (judge.ts): counted
+   * in `toolgate_repairs_total`; the `x-toolgate-repairs` value (in a stream, `toolgate_repairs`).
+   */
+  handedOn(repairs: readonly ArgumentsRepair[]): string | undefined {
+    if (repairs.length === 0) return undefined;
+    const findings: Finding[] = repairs.map((repair) => ({ kind: REPAIR_KINDS[repair], index: -1, detail: 'tool-call arguments of the answer' }));
+    this.gateway.metrics.repairs(findings);
+    return summarizeFindings(findings);
   }
 
   /** `x-toolgate-warnings` for calls dropped under `extraCalls: trim`. */
@@ -98,9 +114,15 @@ export class ContractRun {
     return errors.toolContractViolation(this.served.provider.settings.name, this.served.upstreamModel, detail, violations[0]?.param ?? 'tools', this.reasks);
   }
 
+  /** `onViolation: error`: once the re-asks ran out, the contract error instead of the last answer. */
+  private get strict(): boolean {
+    return this.policy.onViolation === 'error';
+  }
+
   private mayReask(lastAttemptMs: number): boolean {
     const policy = this.policy;
-    if (policy.onViolation !== 'reask' || this.reasks >= policy.maxReasks || this.signal.aborted) return false;
+    // `reask` and `error` re-ask (up to maxReasks); `pass` hands the answer on at once.
+    if (policy.onViolation === 'pass' || this.reasks >= policy.maxReasks || this.signal.aborted) return false;
     // The next answer should take about as long as the last one: it must fit in what is left.
     return this.info.elapsedMs() + lastAttemptMs <= policy.deadlineMs;
   }
@@ -130,6 +152,8 @@ export class ContractRun {
     return this.gateway.metrics.forModel(this.served.provider.settings.name, this.served.requested, this.served.upstreamModel);
   }
 }
+
+const REPAIR_KINDS = { syntax: 'answer_arguments_repaired', coerced: 'answer_arguments_coerced' } as const satisfies Record<ArgumentsRepair, string>;
 
 /** The contract of a request served by `served`, or undefined when there is nothing to enforce (no tools, no tool_choice, or disabled). */
 export function contractRunFor(

@@ -7,8 +7,8 @@ import type { ContractRun } from './contract-run.js';
 
 // The contract for a JSON answer: judge it; while it breaks the contract and the policy allows,
 // ask the same model again (the original request, its answer, one corrective message); then
-// hand on the answer that complies, or per policy the last one with a warning (`pass`), or the
-// contract error (`error`, and `reask` once the re-asks ran out).
+// hand on the answer that complies, or once the re-asks ran out the last one with a warning
+// (`reask`, the default, and `pass` at once), or under the strict policy (`error`) the contract error.
 
 export interface JsonAnswer {
   /** The upstream's answer as it came (its structured calls' argument text is what is checked). */
@@ -26,7 +26,7 @@ export async function keepJsonContract(
   run: ContractRun,
   first: JsonAnswer,
   askAgain: (request: ChatRequest) => Promise<JsonAnswer>,
-): Promise<{ answer: JsonAnswer; warnings?: string }> {
+): Promise<{ answer: JsonAnswer; warnings?: string; repairs?: string }> {
   let answer = first;
   for (;;) {
     // A cut-off answer (finish_reason length or content_filter) says so itself: its arguments are
@@ -36,12 +36,12 @@ export async function keepJsonContract(
     answer = judged.completion === answer.completion ? answer : { ...answer, completion: judged.completion };
     if (judged.violations.length === 0) {
       run.complied(judged.trimmed);
-      return { answer, warnings: run.trimWarning() };
+      return { answer, warnings: run.trimWarning(), repairs: run.handedOn(judged.repairs) };
     }
     if (!run.violated(judged.violations, answer.completion.usage, judged.trimmed, answer.durationMs)) {
       const warnings = run.passWarnings(judged.violations);
       if (warnings === undefined) throw run.failure(judged.violations);
-      return { answer, warnings: joinWarnings(run.trimWarning(), warnings) };
+      return { answer, warnings: joinWarnings(run.trimWarning(), warnings), repairs: run.handedOn(judged.repairs) };
     }
     const message = answer.completion.choices[0]?.message ?? { role: 'assistant', content: null };
     try {

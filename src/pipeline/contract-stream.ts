@@ -1,5 +1,6 @@
 import type { AssistantMessage, ChatChunk, ChatRequest } from '../api/chat-types.js';
-import { judgeMessage, type Violation } from '../contract/index.js';
+import { judgeMessage, type ArgumentsRepair, type Violation } from '../contract/index.js';
+import { RepeatGuard } from '../contract/repeat-guard.js';
 import { StreamHold } from '../contract/stream-hold.js';
 import { ITERATION_DONE } from '../providers/chunk-batches.js';
 import { createReport, type NormalizeReport, type StreamNormalizer } from '../toolcalls/normalize-shared.js';
@@ -10,11 +11,13 @@ import type { UpstreamTextKeeper } from './request-info.js';
 import type { UpstreamCall } from './upstream-step.js';
 
 // The contract on a stream (docs/contract.md): each attempt's chunks are normalized, then go
-// through a StreamHold (content on at once, calls held until the answer is complete). At the end
+// through a StreamHold (content on at once, calls held until the answer is complete), then a
+// RepeatGuard (a re-ask's content that repeats what the client has seen is not sent again). At the end
 // of an attempt its answer is judged: kept, the held calls are released; broken and the policy
 // allows, the same model is asked again and its chunks continue the same client stream; else
-// the contract error ends the stream (an error event), or (`pass`) the calls are released with a
-// `toolgate_warnings` field on the chunk that carries the finish reason. One stream, one [DONE].
+// the calls are released with a `toolgate_warnings` field on the chunk that carries the finish
+// reason, or under the strict policy (`error`) the contract error ends the stream (an error event).
+// One stream, one [DONE].
 
 type StreamCall = UpstreamCall & { kind: 'stream' };
 
@@ -42,6 +45,8 @@ const EMPTY_REPORT = createReport();
 export class ContractedStream implements AsyncIterableIterator<ChatChunk[]> {
   private source!: AsyncIterator<ChatChunk[]>;
   private hold!: StreamHold;
+  /** A re-ask's content that repeats what the client has seen is not sent again. */
+  private readonly guard = new RepeatGuard();
   private started = performance.now();
   private id: string | undefined;
   private over = false;
@@ -73,7 +78,7 @@ export class ContractedStream implements AsyncIterableIterator<ChatChunk[]> {
         throw error;
       }
       if (!read.done) {
-        const out = this.sameId(this.hold.pushAll(read.value));
+        const out = this.sameId(this.guard.pass(this.hold.pushAll(read.value)));
         if (out.length > 0) return { done: false, value: out };
         continue;
       }
@@ -101,23 +106,26 @@ export class ContractedStream implements AsyncIterableIterator<ChatChunk[]> {
     }
     const judged = new Map<number, AssistantMessage>();
     const violations: Violation[] = [];
+    const repairs: ArgumentsRepair[] = [];
     let trimmed = 0;
     for (const [index, message] of answers) {
       const verdict = judgeMessage(run.terms, undefined, message, run.budget, run.trimExtra);
       judged.set(index, verdict.message);
       trimmed += verdict.trimmed;
+      repairs.push(...verdict.repairs);
       for (const violation of verdict.violations) violations.push(answers.size > 1 ? { ...violation, message: `choice ${index}: ${violation.message}` } : violation);
     }
     if (violations.length === 0) {
       run.complied(trimmed);
       this.over = true;
-      return this.sameId(hold.release(judged, run.trimWarning()));
+      return this.sameId(hold.release(judged, run.trimWarning(), run.handedOn(repairs)));
     }
     if (run.violated(violations, hold.usage ?? undefined, trimmed, performance.now() - this.started)) {
       const answer = answers.get(0) ?? { role: 'assistant', content: null };
       try {
         this.started = performance.now();
         this.begin(await this.askAgain(run.reaskRequest(answer, violations)));
+        this.guard.nextAttempt();
       } catch (error) {
         run.reaskFailed();
         this.over = true;
@@ -128,7 +136,7 @@ export class ContractedStream implements AsyncIterableIterator<ChatChunk[]> {
     this.over = true;
     const warnings = run.passWarnings(violations);
     if (warnings === undefined) throw run.failure(violations);
-    return this.sameId(hold.release(judged, [run.trimWarning(), warnings].filter(Boolean).join(',')));
+    return this.sameId(hold.release(judged, [run.trimWarning(), warnings].filter(Boolean).join(','), run.handedOn(repairs)));
   }
 
   private begin(call: StreamCall): void {

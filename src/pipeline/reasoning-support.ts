@@ -2,7 +2,7 @@ import { LRUCache } from 'lru-cache';
 import { Gauge, type Registry } from 'prom-client';
 import type { ChatMessage, ChatRequest } from '../api/chat-types.js';
 import type { ProviderType } from '../providers/types.js';
-import { saysItself, upstream400Message } from '../request-echo.js';
+import { echoes, saysItself, upstream400Message } from '../request-echo.js';
 import { ANONYMOUS_SCOPE, scopedKey } from '../state/scope.js';
 import { isChatRequest } from '../repair/checked.js';
 import { restoreReasoningPass } from '../repair/restore-reasoning.js';
@@ -33,17 +33,20 @@ const REQUIRES_REASONING: readonly RegExp[] = [
   /\bgemini-(?:[3-9]|\d\d)/i,
 ];
 
-// Wordings of an upstream that wants the reasoning back (DeepSeek: "Missing `reasoning_content`
-// field in the assistant message at message index 2"; LiteLLM's check: "assistant message with
-// tool_calls must include reasoning_content"; Gemini: "Function call is missing a
-// thought_signature in functionCall parts"). Bounded gaps: linear on any message.
-const SAYS_MISSING = [
-  /\bmissing `?reasoning_content`? field\b/i,
-  /\bmust include `?reasoning_content\b/i,
-  /\breasoning_content`? (?:is|field is) (?:required|missing)\b/i,
-  /\bmissing a `?thought_?signature\b/i,
-];
-
+// An upstream that wants the reasoning back names the field and says it is needed, in many
+// wordings (DeepSeek: "Missing `reasoning_content` field in the assistant message at message index
+// 2", and since V4 "The `reasoning_content` in the thinking mode must be passed back to the API.";
+// Moonshot/Kimi: "thinking is enabled but reasoning_content is missing in assistant tool call
+// message"; LiteLLM's check: "assistant message with tool_calls must include reasoning_content";
+// Gemini: "Function call is missing a thought_signature in functionCall parts"; Vertex: "function
+// call `f` in the 2. content block is missing a `thought_signature`"). So: a sentence naming the
+// field, with words of need (missing, required, must be / must include, passed back) and none of
+// refusal or of a wrong value (unsupported, not allowed, must not, invalid, …). Sentences are cut
+// at most MAX_SENTENCE characters around the field: linear on any message.
+const REASONING_FIELD = /\b(?:reasoning_content|reasoning_details|thought_?signature|thoughtSignature)\b/gi;
+const NEEDED = /\b(?:missing|required|requires?|must (?:be|include|contain|carry|have)|needs? to be|should be (?:passed|sent|returned|included|provided|preserved|kept)|pass(?:ed)? back)\b/i;
+const NOT_NEEDED = /\b(?:not supported|unsupported|not allowed|not permitted|must not|should not|cannot|can't|extra|unknown|unrecognized|unexpected|forbidden|invalid|corrupted)\b/i;
+const MAX_SENTENCE = 160;
 // Wordings of an upstream that refuses the field (Cerebras: "property
 // 'messages.2.assistant.reasoning_content' is unsupported"; pydantic servers: "Extra inputs are not
 // permitted"; OpenAI-style: "Unrecognized/Unknown parameter ... reasoning_content").
@@ -58,7 +61,31 @@ const LEARNED_TTL_MS = 6 * 3_600_000;
 /** Whether an upstream error says an assistant message lacks the reasoning of its tool calls (`request`: what was sent). */
 export function saysReasoningMissing(error: unknown, request?: unknown): boolean {
   const message = upstream400Message(error);
-  return message !== undefined && saysItself(message, SAYS_MISSING, request);
+  if (message === undefined) return false;
+  const field = new RegExp(REASONING_FIELD.source, REASONING_FIELD.flags);
+  for (let match = field.exec(message); match; match = field.exec(message)) {
+    const [start, end] = sentenceAround(message, match.index, match.index + match[0].length);
+    const sentence = message.slice(start, end);
+    if (NOT_NEEDED.test(sentence)) continue;
+    const need = NEEDED.exec(sentence);
+    // The upstream's own words, not the client's text quoted back (request-echo.ts).
+    if (need && (request === undefined || !echoes(message, start + need.index, start + need.index + need[0].length, request))) return true;
+  }
+  return false;
+}
+
+/** The bounds of the sentence around `[from, to)`: up to a full stop followed by a blank, a line break, or MAX_SENTENCE characters either side. */
+function sentenceAround(message: string, from: number, to: number): [number, number] {
+  let start = from;
+  while (start > 0 && from - start < MAX_SENTENCE && !endsSentence(message, start - 1)) start--;
+  let end = to;
+  while (end < message.length && end - to < MAX_SENTENCE && !endsSentence(message, end)) end++;
+  return [start, end];
+}
+
+function endsSentence(message: string, at: number): boolean {
+  const char = message[at];
+  return char === '\n' || ((char === '.' || char === '!' || char === '?') && (at + 1 === message.length || message[at + 1] === ' '));
 }
 
 /** Whether an upstream error says it does not take `reasoning_content` on a message (`request`: what was sent). */

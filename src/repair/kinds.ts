@@ -40,6 +40,9 @@ export const FINDING_KINDS = {
   // Messages API blocks (src/messages/repair/)
   block_type_inferred: 'a Messages content block given as a bare string or without `type` typed from its keys: {tool_use_id} → tool_result, {name, input} → tool_use, {thinking} → thinking, {text} → text, {source} → image',
   empty_text_removed: 'an empty Messages text block removed (a blank one too when its message has other blocks); a message left without blocks removed',
+  // Answers: tool-call arguments the tool contract accepted only after a repair that cannot change meaning (src/contract/)
+  answer_arguments_repaired: "an answer's tool-call arguments that were not valid JSON (a trailing comma, single quotes, double encoding) handed on repaired",
+  answer_arguments_coerced: 'an answer\'s tool-call argument written as a string where the schema wants a number, integer or boolean ("2" → 2, "true" → true) handed on converted',
 } as const;
 
 export type FindingKind = keyof typeof FINDING_KINDS;

@@ -46,6 +46,13 @@ t.test('learned for the gateway key whose request taught it', async (t) => {
   t.equal(table.relaxed('p/a', body), body, 'and the anonymous client too');
 });
 
+t.test('an everyday phrase in the client\'s own text does not stop learning the upstream\'s refusal', async (t) => {
+  const chatty = request({ tool_choice: 'required', messages: [{ role: 'user', content: 'My bank says this card is not supported. What now?' }] });
+  t.equal(rejectedContractField(status400('tool_choice "required" is not supported'), chatty), 'tool_choice:required', 'vLLM');
+  const parallel = request({ parallel_tool_calls: false, messages: [{ role: 'user', content: 'Unsupported parameter values are common, right?' }] });
+  t.equal(rejectedContractField(status400("Unsupported parameter: 'parallel_tool_calls' is not supported with this model."), parallel), 'parallel_tool_calls', 'OpenAI');
+});
+
 t.test("rejection words the client sent itself are not the upstream's", async (t) => {
   // An upstream quoting the request: the client's message holds the words and the field's name.
   const echoed = request({ parallel_tool_calls: false, messages: [{ role: 'user', content: 'say: parallel_tool_calls is not supported' }] });

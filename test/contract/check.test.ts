@@ -64,22 +64,48 @@ t.test('arguments: schema errors are violations with the schema\'s words', async
 t.test('arguments: only meaning-preserving repairs pass', async (t) => {
   const schema = weather;
   const numeric = checkArguments('{"city":"Paris","days":"3"}', schema, budget());
-  t.same(numeric, { valid: true, arguments: '{"city":"Paris","days":3}', repaired: true }, 'a number in a string where an integer is wanted');
+  t.same(numeric, { valid: true, arguments: '{"city":"Paris","days":3}', repairs: ['coerced'] }, 'a number in a string where an integer is wanted');
   t.same(checkArguments('{"city":"Paris","days":"3.5"}', schema, budget()).valid, false, 'not an integer');
   t.same(checkArguments('{"city": 5}', schema, budget()).valid, false, 'a number where a string is wanted is not converted');
   const syntax = checkArguments("{'city': 'Paris',}", schema, budget());
-  t.same(syntax, { valid: true, arguments: '{"city":"Paris"}', repaired: true }, 'JSON syntax repaired');
+  t.same(syntax, { valid: true, arguments: '{"city":"Paris"}', repairs: ['syntax'] }, 'JSON syntax repaired');
   const kept = checkArguments('{"city": "Paris"}', schema, budget());
-  t.same(kept, { valid: true, arguments: '{"city": "Paris"}', repaired: false }, 'valid text kept byte for byte');
+  t.same(kept, { valid: true, arguments: '{"city": "Paris"}', repairs: [] }, 'valid text kept byte for byte');
   t.same(checkArguments(JSON.stringify(JSON.stringify({ city: 'Paris' })), schema, budget()).valid, true, 'double-encoded');
-  t.same(checkArguments('', { type: 'object', properties: {} }, budget()), { valid: true, arguments: '{}', repaired: true });
+  t.same(checkArguments('', { type: 'object', properties: {} }, budget()), { valid: true, arguments: '{}', repairs: ['syntax'] });
   t.same(checkArguments('{"a":1}', undefined, budget()).valid, true, 'no schema: any object');
+});
+
+t.test('arguments: "true"/"false" where the schema wants a boolean are converted; other words are not', async (t) => {
+  const schema = { type: 'object', properties: { metric: { type: 'boolean' }, days: { type: 'integer' } }, required: ['metric'] };
+  t.same(checkArguments('{"metric":"true"}', schema, budget()), { valid: true, arguments: '{"metric":true}', repairs: ['coerced'] });
+  t.same(checkArguments('{"metric":"false","days":"2",}', schema, budget()), { valid: true, arguments: '{"metric":false,"days":2}', repairs: ['syntax', 'coerced'] });
+  for (const word of ['yes', 'True', '1', '']) t.equal(checkArguments(JSON.stringify({ metric: word }), schema, budget()).valid, false, `"${word}" is not a boolean`);
+  t.equal(checkArguments('{"metric":1}', schema, budget()).valid, false, 'a number is not a boolean');
+});
+
+t.test('checkAnswer lists the calls accepted only after a repair, with the repaired text', async (t) => {
+  const terms = termsOf({ tools })!;
+  const checked = checkAnswer(terms, [call('get_weather', '{"city":"Paris"}'), call('get_weather', '{"city":"Oslo",}')], budget());
+  t.same(checked.violations, []);
+  t.same(checked.repaired, [{ index: 1, arguments: '{"city":"Oslo"}', repairs: ['syntax'] }]);
 });
 
 t.test('nested objects and arrays are checked', async (t) => {
   const schema = { type: 'object', properties: { stops: { type: 'array', items: { type: 'object', properties: { at: { type: 'number' } }, required: ['at'] } } }, required: ['stops'] };
-  t.same(checkArguments('{"stops":[{"at":"1.5"}]}', schema, budget()), { valid: true, arguments: '{"stops":[{"at":1.5}]}', repaired: true });
+  t.same(checkArguments('{"stops":[{"at":"1.5"}]}', schema, budget()), { valid: true, arguments: '{"stops":[{"at":1.5}]}', repairs: ['coerced'] });
   const broken = checkArguments('{"stops":[{}]}', schema, budget());
   t.equal(broken.valid, false);
   if (!broken.valid) t.match(broken.problems[0], /\/stops\/0 must have required property 'at'/);
+});
+
+t.test('format is an annotation: a mismatch alone is no violation; other problems are named without it', async (t) => {
+  const schema = { type: 'object', properties: { when: { type: 'string', format: 'date-time' }, mail: { type: 'string', format: 'email' }, seats: { type: 'integer' } }, required: ['when'] };
+  t.same(checkArguments('{"when":"2025-06-01T10:00:00"}', schema, budget()), { valid: true, arguments: '{"when":"2025-06-01T10:00:00"}', repairs: [] }, 'a date-time without its offset');
+  t.equal(checkArguments('{"when":"next tuesday","mail":"someone"}', schema, budget()).valid, true, 'any format mismatch');
+  t.same(checkArguments('{"when":"2025-06-01T10:00","seats":"2"}', schema, budget()), { valid: true, arguments: '{"when":"2025-06-01T10:00","seats":2}', repairs: ['coerced'] }, 'beside a harmless coercion');
+  const broken = checkArguments('{"when":"soon","seats":"two"}', schema, budget());
+  t.same(broken, { valid: false, problems: ['/seats must be integer'] }, 'the real problem, without the format');
+  const terms = termsOf({ tools: [{ type: 'function', function: { name: 'book', parameters: schema } }] })!;
+  t.same(kinds(terms, [call('book', { when: '2025-06-01T10:00:00' })]), []);
 });

@@ -12,6 +12,9 @@ import { isReask, TOOLS } from '../helpers/contract-rows.js';
 const upstream = await startOpenAIEmulator({
   apiKey: 'k',
   script: (body) => {
+    // vLLM without a named-choice backend: no code, no param, the words only.
+    if (body.model === 'vllm' && body.tool_choice === 'required') return { error: { status: 400, body: { object: 'error', message: 'tool_choice "required" is not supported', type: 'BadRequestError', param: null, code: 400 } } };
+    if (body.model === 'vllm') return { toolCalls: [{ name: 'get_weather', arguments: { city: 'Paris' } }] };
     if ('parallel_tool_calls' in body) {
       return { error: { status: 400, body: { error: { message: "Unsupported parameter: 'parallel_tool_calls' is not supported with this model.", type: 'invalid_request_error', param: 'parallel_tool_calls', code: 'unsupported_parameter' } } } };
     }
@@ -50,4 +53,16 @@ t.test('a rejected field is learned; the contract still holds the answer to it',
   const probe = { model: 'reasoner', messages: [], parallel_tool_calls: false, tool_choice: 'required' } as unknown as ChatRequest;
   t.same(capabilities.relaxed('up/reasoner', probe), { model: 'reasoner', messages: [], tool_choice: 'required' }, 'learned for the anonymous client that sent the request: that field only');
   t.equal(capabilities.relaxed('up/reasoner', probe, 'another-key-scope'), probe, 'not for another key');
+});
+
+t.test("the client's own everyday words (\"not supported\") do not stop learning the upstream's refusal", async (t) => {
+  const before = upstream.requests.length;
+  const response = await fetch(`${gw.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'up/vllm', messages: [{ role: 'user', content: 'My old card is not supported here. Weather in Paris?' }], tools: TOOLS, tool_choice: 'required' }),
+  });
+  t.equal(response.status, 200);
+  const sent = upstream.requests.slice(before);
+  t.same(sent.map((r) => r.body.tool_choice), ['required', undefined], 'refused once, then sent without it');
 });

@@ -15,6 +15,32 @@ t.test("an upstream's 400 says it wants the reasoning back", async (t) => {
     t.notOk(saysReasoningRejected(bad(message)));
   }
   t.notOk(saysReasoningMissing(bad('Missing `reasoning_content` field', 500)), 'only a 400');
+});
+
+t.test('the reasoning echo is learned from the field name and words of need, in the wordings upstreams use', async (t) => {
+  // As reported in client projects' issues (DeepSeek V4, Xiaomi MiMo, Moonshot Kimi K2.5, Vertex AI).
+  for (const message of [
+    'The `reasoning_content` in the thinking mode must be passed back to the API.',
+    'The reasoning_content in the thinking mode must be passed back to the API',
+    'Upstream request failed: [invalid_request_error] The reasoning_content in the thinking mode must be passed back to the API.',
+    'thinking is enabled but reasoning_content is missing in assistant tool call message at index 3',
+    "Unable to submit request because function call `project_search` in the 2. content block is missing a `thought_signature`. Learn more: https://docs.cloud.google.com/vertex-ai/generative-ai/docs/thought-signatures",
+    'messages[4]: reasoning_details are required for assistant messages with tool_calls',
+  ]) {
+    t.ok(saysReasoningMissing(bad(message)), message.slice(0, 60));
+    t.notOk(saysReasoningRejected(bad(message)), `not a refusal: ${message.slice(0, 40)}`);
+  }
+  for (const message of [
+    'reasoning_content must not be set when thinking is disabled',
+    'Corrupted thought signature.',
+    'Invalid reasoning_content: expected a string',
+    'The model is required. Please pass `model`.',
+    'messages.1.assistant.reasoning_content: Extra inputs are not permitted',
+  ]) {
+    t.notOk(saysReasoningMissing(bad(message)), `not a need: ${message}`);
+  }
+  const request = { messages: [{ role: 'user', content: 'Why is the reasoning_content missing? It must be passed back, I think.' }] };
+  t.ok(saysReasoningMissing(bad('The `reasoning_content` in the thinking mode must be passed back to the API.'), request), 'the same words among other words: still the upstream\'s');
   t.notOk(saysReasoningMissing(new Error('Missing `reasoning_content` field')), 'only an upstream status');
 });
 
