@@ -150,14 +150,23 @@ export class ResponseEventSynthesizer {
     return this.event({ type: response.status === 'incomplete' ? 'response.incomplete' : 'response.completed', response });
   }
 
-  /** After an error mid-stream: an `error` event, then response.failed with what was produced so far. */
+  /** After an error mid-stream: an `error` event, then response.failed with what was produced so far (usage and completed_at null). */
   fail(error: GatewayError): { response: ResponseObject; events: StreamEvent[] } {
     const code = error.status === 429 ? 'rate_limit_exceeded' : 'server_error';
     const response: ResponseObject = { ...this.base, status: 'failed', output: this.output.slice(), error: { code, message: error.message } };
     const events = [
-      this.event({ type: 'error', code: error.code ?? code, message: error.message, param: error.param }),
+      this.event(errorEvent(error, code)),
       this.event({ type: 'response.failed', response }),
     ];
     return { response, events };
   }
+}
+
+/**
+ * The stream `error` event: the Open Responses shape (`error: {type, code, message, param}`) and the
+ * flat `code`, `message`, `param` OpenAI's SDKs read.
+ */
+export function errorEvent(error: GatewayError, fallbackCode: string): StreamEventBody {
+  const code = error.code ?? fallbackCode;
+  return { type: 'error', code, message: error.message, param: error.param, error: { type: error.type, code, message: error.message, param: error.param } };
 }

@@ -7,7 +7,8 @@ import { isRecord, type FunctionTool, type Item, type ResponseObject, type Respo
 // Chat Completions → Responses: the answer becomes output items (a reasoning item when the
 // upstream sent reasoning text, a `message` with `output_text`, a `function_call` per tool call,
 // each with its own id), usage becomes input/output tokens, and finish_reason "length" becomes
-// status "incomplete". No `usage: null` / `user: null`: the spec rejects those nulls.
+// status "incomplete". Every field the Open Responses spec requires of a response object is there
+// from response.created on, null until known (`completed_at`, `usage`), as OpenAI sends them.
 
 /** The response object as it stands before any output: what `response.created` carries. */
 export function baseResponse(request: ResponsesRequest, id: string, createdAt: number, previousResponseId: string | undefined): ResponseObject {
@@ -35,8 +36,17 @@ export function baseResponse(request: ResponsesRequest, id: string, createdAt: n
     top_p: request.top_p ?? 1,
     truncation: 'disabled',
     metadata: request.metadata ?? {},
+    // Sampling settings as sent upstream (to-chat.ts); no logprobs are returned, no tool-call cap is applied.
+    presence_penalty: request.presence_penalty ?? 0,
+    frequency_penalty: request.frequency_penalty ?? 0,
+    top_logprobs: 0,
+    max_tool_calls: null,
+    user: request.user ?? null,
+    safety_identifier: request.safety_identifier ?? null,
+    prompt_cache_key: request.prompt_cache_key ?? null,
+    completed_at: null,
+    usage: null,
   };
-  if (request.user !== undefined) response.user = request.user;
   return response;
 }
 
@@ -122,7 +132,5 @@ export function finish(
   usage: ResponseUsage | undefined,
   now = Math.floor(Date.now() / 1000),
 ): ResponseObject {
-  const response: ResponseObject = { ...base, ...state, output, completed_at: state.status === 'completed' ? now : null };
-  if (usage) response.usage = usage;
-  return response;
+  return { ...base, ...state, output, completed_at: state.status === 'completed' ? now : null, usage: usage ?? null };
 }

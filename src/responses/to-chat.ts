@@ -40,6 +40,8 @@ export function toChatRequest(request: ResponsesRequest, items: readonly Item[],
   if (request.max_output_tokens !== undefined) chat.max_tokens = request.max_output_tokens;
   if (request.temperature !== undefined) chat.temperature = request.temperature;
   if (request.top_p !== undefined) chat.top_p = request.top_p;
+  if (request.presence_penalty !== undefined) chat.presence_penalty = request.presence_penalty;
+  if (request.frequency_penalty !== undefined) chat.frequency_penalty = request.frequency_penalty;
   if (request.user !== undefined) chat.user = request.user;
   if (request.stream === true) chat.stream = true;
   const format = isRecord(request.text) && isRecord(request.text.format) ? request.text.format : undefined;

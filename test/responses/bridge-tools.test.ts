@@ -3,7 +3,7 @@ import { bridgeToolChoice, bridgeTools, customInputOf, patternOf } from '../../s
 import type { ResponseTool } from '../../src/responses/types.js';
 import { startOpenAIEmulator, type Reply } from '../emulators/openai-server.js';
 import { configFor, startGateway } from '../helpers/gateway.js';
-import { validateSchema } from '../helpers/openapi.js';
+import { validateSchema, withoutOpenAINulls } from '../helpers/openapi.js';
 import { startResponsesEmulator } from './emulator-responses.js';
 
 // Every Responses tool type on the chat bridge (docs/responses.md, "Tool types on the bridge"):
@@ -167,7 +167,7 @@ t.test('through the gateway: a Codex request on a bridged upstream and on a nati
     t.match(events[8], { input: 'PATCH' });
     t.match(events[9].item, { type: 'custom_tool_call', name: 'apply_patch', input: 'PATCH', status: 'completed' });
     t.same(events.at(-1).response.output.map((i: any) => i.type), ['function_call', 'custom_tool_call']);
-    const bad = events.map((e) => ({ type: e.type, errors: validateSchema('ResponseStreamEvent', withoutNulls(e)) })).filter((e) => e.errors.length > 0);
+    const bad = events.map((e) => ({ type: e.type, errors: validateSchema('ResponseStreamEvent', withoutOpenAINulls(e)) })).filter((e) => e.errors.length > 0);
     t.same(bad, [], 'every event matches the OpenAI spec');
   });
 
@@ -196,11 +196,4 @@ t.test('through the gateway: a Codex request on a bridged upstream and on a nati
 function answered(t: Test, res: { status: number; text: string }): void {
   if (res.status !== 200) t.comment(res.text);
   t.equal(res.status, 200, 'answered 200');
-}
-
-/** The OpenAI spec does not allow the nulls OpenAI itself sends (and Open Responses requires) for `usage` and `user`. */
-function withoutNulls(event: any): any {
-  const copy = structuredClone(event);
-  for (const key of ['usage', 'user']) if (copy.response?.[key] === null) delete copy.response[key];
-  return copy;
 }
