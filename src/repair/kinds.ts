@@ -37,6 +37,7 @@ export const FINDING_KINDS = {
   history_restored: 'an earlier call or output of the current turn the client left out, spliced back from the response store',
   store_unavailable: 'the response store could not be read: lookups the request can do without (history restoration, reasoning items sent by id only) were skipped (advisory)',
   previous_context_truncated: 'a previous_response_id chain longer than 1,000 responses: only the newest 1,000 were sent upstream (advisory)',
+  hosted_tool_omitted: 'a Responses tool a chat upstream cannot be given (web_search, file_search, image_generation, code_interpreter, mcp, …) left out of the bridged request (advisory)',
   // Messages API blocks (src/messages/repair/)
   block_type_inferred: 'a Messages content block given as a bare string or without `type` typed from its keys: {tool_use_id} → tool_result, {name, input} → tool_use, {thinking} → thinking, {text} → text, {source} → image',
   empty_text_removed: 'an empty Messages text block removed (a blank one too when its message has other blocks); a message left without blocks removed',

@@ -5,10 +5,12 @@ import { GatewayError } from '../errors.js';
 import type { Gateway } from '../gateway.js';
 import { sseEvent } from '../http/sse.js';
 import { targetFor, type ChatCallInput } from '../pipeline/request-info.js';
+import { summarizeWarnings } from '../repair/index.js';
+import { bridgeTools } from './bridge-tools.js';
 import { ResponseEventSynthesizer, type StreamEvent } from './events.js';
-import { baseResponse, responseFromCompletion } from './from-chat.js';
+import { baseResponse, responseFromCompletion, type DeclaredTools } from './from-chat.js';
 import { newId } from './ids.js';
-import { persist, type CreateResult, type Prepared } from './prepared.js';
+import { mergeRepairHeaders, persist, type CreateResult, type Prepared } from './prepared.js';
 import { toChatRequest } from './to-chat.js';
 import type { ResponseObject } from './types.js';
 
@@ -19,22 +21,29 @@ import type { ResponseObject } from './types.js';
 export async function bridgeCreate(prepared: Prepared, input: ChatCallInput, gateway: Gateway): Promise<CreateResult> {
   const { request } = prepared;
   const provider = targetFor(request.model, input, gateway.router).provider.settings.name;
-  const chat = toChatRequest(request, [...prepared.previous, ...prepared.items], { provider });
+  // Namespaced and custom tools become functions, tools only OpenAI runs are left out (a warning).
+  const tools = bridgeTools(request.tools ?? [], provider);
+  const chat = toChatRequest(request, [...prepared.previous, ...prepared.items], { provider, tools });
+  if (tools.findings.length > 0) {
+    gateway.metrics.repairs(tools.findings);
+    input.log.info({ findings: tools.findings }, 'responses tools left out of the bridged request');
+  }
+  const warnings = mergeRepairHeaders(prepared.warningsHeader, summarizeWarnings(tools.findings));
   const base = baseResponse(request, newId('resp'), Math.floor(Date.now() / 1000), request.previous_response_id);
   const store = (response: ResponseObject): Promise<void> => persist(gateway, prepared, response, input.log);
-  const result = await runEdge(chat, responsesDialect(base, store), input, gateway, { header: prepared.repairsHeader, warnings: prepared.warningsHeader });
+  const result = await runEdge(chat, responsesDialect(base, store, tools.byChatName), input, gateway, { header: prepared.repairsHeader, warnings });
   return result.kind === 'json' ? { kind: 'json', response: result.answer, headers: result.headers } : result;
 }
 
-function responsesDialect(base: ResponseObject, store: (response: ResponseObject) => Promise<void>): EdgeDialect<ResponseObject, StreamEvent> {
+function responsesDialect(base: ResponseObject, store: (response: ResponseObject) => Promise<void>, declared: DeclaredTools): EdgeDialect<ResponseObject, StreamEvent> {
   return {
     name: 'responses',
     answer: async (completion) => {
-      const response = responseFromCompletion(base, completion);
+      const response = responseFromCompletion(base, completion, undefined, declared);
       await store(response);
       return response;
     },
-    events: () => new StoredResponseEvents(new ResponseEventSynthesizer(base), store),
+    events: () => new StoredResponseEvents(new ResponseEventSynthesizer(base, declared), store),
     frame: (event) => sseEvent(event.type, JSON.stringify(event)),
   };
 }

@@ -1,7 +1,8 @@
 import type { ChatChunk, FinishReason, Usage } from '../api/chat-types.js';
 import type { GatewayError } from '../errors.js';
 import { newToolCallId } from '../toolcalls/ids.js';
-import { finish, functionCallItem, messageItem, reasoningItem, reasoningTextOf, statusOf, toResponseUsage } from './from-chat.js';
+import { customInputOf } from './bridge-tools.js';
+import { callItem, finish, messageItem, reasoningItem, reasoningTextOf, statusOf, toResponseUsage, type DeclaredTools } from './from-chat.js';
 import { newId } from './ids.js';
 import type { Item, ResponseObject, StreamEventBody } from './types.js';
 
@@ -9,7 +10,9 @@ import type { Item, ResponseObject, StreamEventBody } from './types.js';
 // response.created, response.in_progress, then per output item `output_item.added`, its content
 // part and deltas, their `.done` events and `output_item.done`, and finally response.completed
 // (or response.incomplete for a length cut, response.failed after an error). Every event has a
-// sequence_number counting from 0. One item is open at a time, as on OpenAI.
+// sequence_number counting from 0. One item is open at a time, as on OpenAI. A call of an emulated
+// custom tool (bridge-tools.ts) streams no argument deltas: its input is known once the call's JSON
+// arguments are complete, and goes out as one response.custom_tool_call_input.delta + .done.
 
 export interface StreamEvent extends StreamEventBody {
   sequence_number: number;
@@ -28,7 +31,10 @@ export class ResponseEventSynthesizer {
   private finishReason: FinishReason | null = null;
   private usage: Usage | undefined;
 
-  constructor(private readonly base: ResponseObject) {}
+  constructor(
+    private readonly base: ResponseObject,
+    private readonly declared?: DeclaredTools,
+  ) {}
 
   private event(body: StreamEventBody): StreamEvent {
     return { ...body, sequence_number: this.sequence++ };
@@ -53,17 +59,18 @@ export class ResponseEventSynthesizer {
       let call = this.calls.get(part.index);
       if (!call) {
         events.push(...this.close());
-        call = { kind: 'call', index: this.output.length, id: newId('fc'), callId: part.id ?? newToolCallId(), name: part.function?.name ?? '', args: '' };
+        const name = part.function?.name ?? '';
+        call = { kind: 'call', index: this.output.length, id: newId(this.declared?.get(name)?.kind === 'custom' ? 'ctc' : 'fc'), callId: part.id ?? newToolCallId(), name, args: '' };
         this.calls.set(part.index, call);
         this.open = call;
-        this.output.push(functionCallItem(call.callId, call.name, '', call.id, 'in_progress'));
-        events.push(this.event({ type: 'response.output_item.added', output_index: call.index, item: functionCallItem(call.callId, call.name, '', call.id, 'in_progress') }));
+        this.output.push(this.item(call, 'in_progress'));
+        events.push(this.event({ type: 'response.output_item.added', output_index: call.index, item: this.item(call, 'in_progress') }));
       }
       const piece = part.function?.arguments;
       if (typeof piece === 'string' && piece !== '') {
         call.args += piece;
-        this.output[call.index] = functionCallItem(call.callId, call.name, call.args, call.id);
-        if (this.open === call) events.push(this.event({ type: 'response.function_call_arguments.delta', item_id: call.id, output_index: call.index, delta: piece }));
+        this.output[call.index] = this.item(call, 'completed');
+        if (this.open === call && !this.isCustom(call)) events.push(this.event({ type: 'response.function_call_arguments.delta', item_id: call.id, output_index: call.index, delta: piece }));
       }
     }
     if (choice.finish_reason) this.finishReason = choice.finish_reason;
@@ -93,8 +100,16 @@ export class ResponseEventSynthesizer {
     return kind === 'message' ? { type: 'output_text', text, annotations: [], logprobs: [] } : { type: 'reasoning_text', text };
   }
 
+  private isCustom(call: Extract<Open, { kind: 'call' }>): boolean {
+    return this.declared?.get(call.name)?.kind === 'custom';
+  }
+
   private item(open: Open, status: string): Item {
-    if (open.kind === 'call') return functionCallItem(open.callId, open.name, open.args, open.id, status);
+    if (open.kind === 'call') {
+      // An emulated custom call has no input until its arguments are whole.
+      const args = this.isCustom(open) && status === 'in_progress' ? JSON.stringify({ input: '' }) : open.args;
+      return callItem(open.callId, open.name, args, this.declared, open.id, status);
+    }
     return open.kind === 'message' ? messageItem(open.text, open.id, status) : reasoningItem(open.text, open.id, status);
   }
 
@@ -106,8 +121,13 @@ export class ResponseEventSynthesizer {
     const events: StreamEvent[] = [];
     const item = this.item(open, status);
     this.output[open.index] = item;
-    if (open.kind === 'call') {
-      events.push(this.event({ type: 'response.function_call_arguments.done', item_id: open.id, output_index: open.index, name: open.name, arguments: open.args }));
+    if (open.kind === 'call' && this.isCustom(open)) {
+      const input = customInputOf(open.args);
+      const base = { item_id: open.id, output_index: open.index };
+      if (input !== '') events.push(this.event({ type: 'response.custom_tool_call_input.delta', ...base, delta: input }));
+      events.push(this.event({ type: 'response.custom_tool_call_input.done', ...base, input }));
+    } else if (open.kind === 'call') {
+      events.push(this.event({ type: 'response.function_call_arguments.done', item_id: open.id, output_index: open.index, name: String(item.name), arguments: open.args }));
     } else {
       const base = { item_id: open.id, output_index: open.index, content_index: 0 };
       if (open.kind === 'message') events.push(this.event({ type: 'response.output_text.done', ...base, text: open.text, logprobs: [] }));
@@ -130,14 +150,23 @@ export class ResponseEventSynthesizer {
     return this.event({ type: response.status === 'incomplete' ? 'response.incomplete' : 'response.completed', response });
   }
 
-  /** After an error mid-stream: an `error` event, then response.failed with what was produced so far. */
+  /** After an error mid-stream: an `error` event, then response.failed with what was produced so far (usage and completed_at null). */
   fail(error: GatewayError): { response: ResponseObject; events: StreamEvent[] } {
     const code = error.status === 429 ? 'rate_limit_exceeded' : 'server_error';
     const response: ResponseObject = { ...this.base, status: 'failed', output: this.output.slice(), error: { code, message: error.message } };
     const events = [
-      this.event({ type: 'error', code: error.code ?? code, message: error.message, param: error.param }),
+      this.event(errorEvent(error, code)),
       this.event({ type: 'response.failed', response }),
     ];
     return { response, events };
   }
+}
+
+/**
+ * The stream `error` event: the Open Responses shape (`error: {type, code, message, param}`) and the
+ * flat `code`, `message`, `param` OpenAI's SDKs read.
+ */
+export function errorEvent(error: GatewayError, fallbackCode: string): StreamEventBody {
+  const code = error.code ?? fallbackCode;
+  return { type: 'error', code, message: error.message, param: error.param, error: { type: error.type, code, message: error.message, param: error.param } };
 }

@@ -1,12 +1,14 @@
 import { reasoningTextOf } from '../api/reasoning-text.js';
 import type { AssistantMessage, ChatCompletion, FinishReason, Usage } from '../api/chat-types.js';
+import { customInputOf, type DeclaredTool } from './bridge-tools.js';
 import { newId } from './ids.js';
 import { isRecord, type FunctionTool, type Item, type ResponseObject, type ResponseStatus, type ResponseTool, type ResponseUsage, type ResponsesRequest } from './types.js';
 
 // Chat Completions → Responses: the answer becomes output items (a reasoning item when the
 // upstream sent reasoning text, a `message` with `output_text`, a `function_call` per tool call,
 // each with its own id), usage becomes input/output tokens, and finish_reason "length" becomes
-// status "incomplete". No `usage: null` / `user: null`: the spec rejects those nulls.
+// status "incomplete". Every field the Open Responses spec requires of a response object is there
+// from response.created on, null until known (`completed_at`, `usage`), as OpenAI sends them.
 
 /** The response object as it stands before any output: what `response.created` carries. */
 export function baseResponse(request: ResponsesRequest, id: string, createdAt: number, previousResponseId: string | undefined): ResponseObject {
@@ -34,8 +36,17 @@ export function baseResponse(request: ResponsesRequest, id: string, createdAt: n
     top_p: request.top_p ?? 1,
     truncation: 'disabled',
     metadata: request.metadata ?? {},
+    // Sampling settings as sent upstream (to-chat.ts); no logprobs are returned, no tool-call cap is applied.
+    presence_penalty: request.presence_penalty ?? 0,
+    frequency_penalty: request.frequency_penalty ?? 0,
+    top_logprobs: 0,
+    max_tool_calls: null,
+    user: request.user ?? null,
+    safety_identifier: request.safety_identifier ?? null,
+    prompt_cache_key: request.prompt_cache_key ?? null,
+    completed_at: null,
+    usage: null,
   };
-  if (request.user !== undefined) response.user = request.user;
   return response;
 }
 
@@ -77,26 +88,40 @@ export function messageItem(text: string, id = newId('msg'), status = 'completed
   return { id, type: 'message', status, role: 'assistant', content: [{ type: 'output_text', text, annotations: [], logprobs: [] }] };
 }
 
-export function functionCallItem(callId: string, name: string, args: string, id = newId('fc'), status = 'completed'): Item {
-  return { id, type: 'function_call', status, arguments: args, call_id: callId, name };
+export function functionCallItem(callId: string, name: string, args: string, id = newId('fc'), status = 'completed', namespace?: string): Item {
+  return { id, type: 'function_call', status, arguments: args, call_id: callId, ...(namespace !== undefined ? { namespace } : {}), name };
+}
+
+export function customToolCallItem(callId: string, name: string, input: string, id = newId('ctc'), status = 'completed', namespace?: string): Item {
+  return { id, type: 'custom_tool_call', status, call_id: callId, ...(namespace !== undefined ? { namespace } : {}), name, input };
+}
+
+/** Chat name → the tool the client declared (bridge-tools.ts); a name it does not know stays a plain function. */
+export type DeclaredTools = ReadonlyMap<string, DeclaredTool>;
+
+/** The output item of one chat tool call: a function_call (with its namespace) or a custom_tool_call. */
+export function callItem(callId: string, chatName: string, args: string, declared: DeclaredTools | undefined, id?: string, status = 'completed'): Item {
+  const tool = declared?.get(chatName);
+  if (tool?.kind === 'custom') return customToolCallItem(callId, tool.name, customInputOf(args), id, status, tool.namespace);
+  return functionCallItem(callId, tool?.name ?? chatName, args, id, status, tool?.namespace);
 }
 
 /** The output items of one chat answer, in the order the model produced them. */
-export function outputOf(message: AssistantMessage, itemStatus: string): Item[] {
+export function outputOf(message: AssistantMessage, itemStatus: string, declared?: DeclaredTools): Item[] {
   const output: Item[] = [];
   const reasoning = reasoningTextOf(message);
   if (reasoning !== '') output.push(reasoningItem(reasoning));
   const text = typeof message.content === 'string' ? message.content : '';
   if (text !== '') output.push(messageItem(text, undefined, itemStatus));
-  for (const call of message.tool_calls ?? []) output.push(functionCallItem(call.id, call.function.name, call.function.arguments));
+  for (const call of message.tool_calls ?? []) output.push(callItem(call.id, call.function.name, call.function.arguments, declared));
   return output;
 }
 
 /** The finished response for a chat completion. */
-export function responseFromCompletion(base: ResponseObject, completion: ChatCompletion, now = Math.floor(Date.now() / 1000)): ResponseObject {
+export function responseFromCompletion(base: ResponseObject, completion: ChatCompletion, now = Math.floor(Date.now() / 1000), declared?: DeclaredTools): ResponseObject {
   const choice = completion.choices[0];
   const state = statusOf(choice?.finish_reason);
-  const output = choice ? outputOf(choice.message, state.status === 'completed' ? 'completed' : 'incomplete') : [];
+  const output = choice ? outputOf(choice.message, state.status === 'completed' ? 'completed' : 'incomplete', declared) : [];
   return finish(base, output, state, toResponseUsage(completion.usage), now);
 }
 
@@ -107,7 +132,5 @@ export function finish(
   usage: ResponseUsage | undefined,
   now = Math.floor(Date.now() / 1000),
 ): ResponseObject {
-  const response: ResponseObject = { ...base, ...state, output, completed_at: state.status === 'completed' ? now : null };
-  if (usage) response.usage = usage;
-  return response;
+  return { ...base, ...state, output, completed_at: state.status === 'completed' ? now : null, usage: usage ?? null };
 }

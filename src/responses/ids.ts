@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 // echoed items), so they must be distinct across responses and instances. OpenAI's are a prefix +
 // 48 hex characters; ours look the same, so client code that checks the shape keeps working.
 
-export type IdPrefix = 'resp' | 'msg' | 'fc' | 'fco' | 'rs' | 'item' | 'cmp';
+export type IdPrefix = 'resp' | 'msg' | 'fc' | 'fco' | 'ctc' | 'rs' | 'item' | 'cmp';
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${randomBytes(24).toString('hex')}`;
@@ -19,6 +19,8 @@ export function idPrefixFor(type: string | undefined): IdPrefix {
       return 'fc';
     case 'function_call_output':
       return 'fco';
+    case 'custom_tool_call':
+      return 'ctc';
     case 'reasoning':
       return 'rs';
     default:

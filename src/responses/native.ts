@@ -11,6 +11,7 @@ import type { NativeResponses, ProviderCallContext, SseEvent } from '../provider
 import type { TargetPermit } from '../resilience/index.js';
 import type { ResolvedModel } from '../routing/router.js';
 import { createReport } from '../toolcalls/normalize-shared.js';
+import { errorEvent } from './events.js';
 import { persist, type CreateResult, type Prepared } from './prepared.js';
 import { recordReasoningItems, withRestoredReasoning } from './native-reasoning.js';
 import { toChatRequest } from './to-chat.js';
@@ -113,7 +114,7 @@ async function nativeChain(prepared: Prepared, target: ResolvedModel, input: Cha
       const mapped = isGatewayError(error) ? error : errors.internal();
       info.failed(mapped.message);
       logFailure(input.log, error, input.signal, 'native responses stream ended with an error');
-      const frame = { type: 'error', code: mapped.code, message: mapped.message, param: mapped.param, sequence_number: sequence + 1 };
+      const frame = { ...errorEvent(mapped, 'server_error'), sequence_number: sequence + 1 };
       yield sseEvent('error', JSON.stringify(frame));
     }
   }

@@ -26,6 +26,10 @@ const requestSchema = z.looseObject({
   stream: z.boolean().nullish(),
   metadata: z.record(z.string(), z.string()).nullish(),
   user: z.string().nullish(),
+  presence_penalty: z.number().min(-2).max(2).nullish(),
+  frequency_penalty: z.number().min(-2).max(2).nullish(),
+  safety_identifier: z.string().nullish(),
+  prompt_cache_key: z.string().nullish(),
 });
 
 export function paramOf(path: readonly PropertyKey[]): string {

@@ -1,9 +1,11 @@
-import type { ChatMessage, ChatRequest, ContentPart as ChatPart, ToolCall, ToolChoice, ToolDefinition } from '../api/chat-types.js';
+import type { ChatMessage, ChatRequest, ContentPart as ChatPart, ToolCall } from '../api/chat-types.js';
 import { errors } from '../errors.js';
-import { isFunctionCall, isFunctionOutput, isMessage, isReasoning, isRecord, itemText, type ContentPart, type FunctionTool, type Item, type ReasoningItem, type ResponsesRequest } from './types.js';
+import { bridgeToolChoice, bridgeTools, CUSTOM_INPUT, type BridgedTools } from './bridge-tools.js';
+import { isFunctionCall, isFunctionOutput, isMessage, isReasoning, isRecord, itemText, type ContentPart, type Item, type ReasoningItem, type ResponsesRequest } from './types.js';
 
 // Responses → Chat Completions, for every upstream without a native /responses: items become
-// messages (function_call → assistant tool_calls, function_call_output → tool messages), a
+// messages (function_call and custom_tool_call → assistant tool_calls, their outputs → tool
+// messages; tools by bridge-tools.ts, names of namespaced and custom tools with them), a
 // reasoning item's text becomes the `reasoning_content` of the assistant message that follows it
 // (its encrypted_content is OpenAI's own: no chat upstream can read it), and request fields map to
 // their chat twins. References must be resolved before this runs.
@@ -13,24 +15,33 @@ export interface ToChatOptions {
   provider: string;
   /** Translate what can be translated and skip the rest (telemetry views), instead of a 400. */
   lenient?: boolean;
+  /** The request's tools as bridged (bridge.ts keeps them to map the answer back); made here when absent. */
+  tools?: BridgedTools;
 }
 
 export function toChatRequest(request: ResponsesRequest, items: readonly Item[], options: ToChatOptions): ChatRequest {
+  const bridged = options.tools ?? bridgeTools(request.tools ?? [], options.provider);
+  const withTools = { ...options, tools: bridged };
   const messages: ChatMessage[] = [];
   if (typeof request.instructions === 'string' && request.instructions !== '') messages.push({ role: 'system', content: request.instructions });
-  else if (Array.isArray(request.instructions)) messages.push(...toChatMessages(request.instructions, options, 'instructions'));
-  messages.push(...toChatMessages(items, options, 'input'));
+  else if (Array.isArray(request.instructions)) messages.push(...toChatMessages(request.instructions, withTools, 'instructions'));
+  messages.push(...toChatMessages(items, withTools, 'input'));
 
   const chat: ChatRequest = { model: request.model, messages };
-  const tools = toChatTools(request.tools ?? [], options);
-  if (tools.length > 0) {
-    chat.tools = tools;
-    if (request.tool_choice !== undefined) chat.tool_choice = toChatToolChoice(request.tool_choice, options);
+  if (request.tool_choice !== undefined && typeof request.tool_choice !== 'string') {
+    // Naming a tool the bridge left out is a 400 even when no tool is left.
+    const choice = bridgeToolChoice(request.tool_choice, bridged, options.provider, options.lenient);
+    if (bridged.tools.length > 0) chat.tool_choice = choice;
+  } else if (request.tool_choice !== undefined && bridged.tools.length > 0) chat.tool_choice = request.tool_choice;
+  if (bridged.tools.length > 0) {
+    chat.tools = bridged.tools;
     if (request.parallel_tool_calls !== undefined) chat.parallel_tool_calls = request.parallel_tool_calls;
   }
   if (request.max_output_tokens !== undefined) chat.max_tokens = request.max_output_tokens;
   if (request.temperature !== undefined) chat.temperature = request.temperature;
   if (request.top_p !== undefined) chat.top_p = request.top_p;
+  if (request.presence_penalty !== undefined) chat.presence_penalty = request.presence_penalty;
+  if (request.frequency_penalty !== undefined) chat.frequency_penalty = request.frequency_penalty;
   if (request.user !== undefined) chat.user = request.user;
   if (request.stream === true) chat.stream = true;
   const format = isRecord(request.text) && isRecord(request.text.format) ? request.text.format : undefined;
@@ -67,8 +78,8 @@ export function toChatMessages(items: readonly Item[], options: ToChatOptions, p
       open = null;
       reasoning = '';
       out.push({ role: item.role, content: toChatContent(item.content) });
-    } else if (isFunctionCall(item)) {
-      const call: ToolCall = { id: item.call_id, type: 'function', function: { name: item.name, arguments: item.arguments } };
+    } else if (isFunctionCall(item) || isCustomCall(item)) {
+      const call = toolCallOf(item, options.tools);
       if (open === null) {
         open = withReasoning({ role: 'assistant', content: null, tool_calls: [] });
         out.push(open);
@@ -78,8 +89,8 @@ export function toChatMessages(items: readonly Item[], options: ToChatOptions, p
         reasoning = '';
       }
       open.tool_calls = [...(open.tool_calls ?? []), call];
-    } else if (isFunctionOutput(item)) {
-      out.push({ role: 'tool', tool_call_id: item.call_id, content: typeof item.output === 'string' ? item.output : itemText(item.output) });
+    } else if (isFunctionOutput(item) || (item.type === 'custom_tool_call_output' && typeof item.call_id === 'string')) {
+      out.push({ role: 'tool', tool_call_id: String(item.call_id), content: typeof item.output === 'string' ? item.output : itemText(item.output) });
       if (open?.tool_calls?.length) open = null;
     } else if (isReasoning(item)) {
       const text = reasoningText(item);
@@ -118,31 +129,13 @@ function toChatContent(content: string | ContentPart[]): string | ChatPart[] {
   return parts.every((part) => part.type === 'text') ? parts.map((part) => String(part.text)).join('') : parts;
 }
 
-function toChatTools(tools: readonly Record<string, unknown>[], options: ToChatOptions): ToolDefinition[] {
-  const out: ToolDefinition[] = [];
-  tools.forEach((tool, index) => {
-    if (tool.type !== 'function') {
-      if (options.lenient) return;
-      throw errors.invalidRequest(
-        `Tool type '${String(tool.type)}' is not supported on provider '${options.provider}': only function tools can be bridged to chat completions.`,
-        `tools[${index}].type`,
-        'unsupported_tool_type',
-      );
-    }
-    const flat = tool as FunctionTool;
-    const fn: ToolDefinition['function'] = { name: flat.name };
-    if (typeof flat.description === 'string') fn.description = flat.description;
-    fn.parameters = isRecord(flat.parameters) ? flat.parameters : { type: 'object', properties: {} };
-    if (typeof flat.strict === 'boolean') fn.strict = flat.strict;
-    out.push({ type: 'function', function: fn });
-  });
-  return out;
-}
+const isCustomCall = (item: Item): boolean => item.type === 'custom_tool_call' && typeof item.call_id === 'string' && typeof item.name === 'string';
 
-function toChatToolChoice(choice: string | Record<string, unknown>, options: ToChatOptions): ToolChoice {
-  if (typeof choice === 'string') return choice as ToolChoice;
-  if (choice.type === 'function' && typeof choice.name === 'string') return { type: 'function', function: { name: choice.name } };
-  if (choice.type === 'allowed_tools') return choice.mode === 'required' ? 'required' : 'auto';
-  if (options.lenient) return 'auto';
-  throw errors.invalidRequest(`tool_choice type '${String(choice.type)}' is not supported on provider '${options.provider}'.`, 'tool_choice', 'invalid_value');
+/** A function_call (its namespace joined into the name) or a custom_tool_call (its input as `{input}`) as a chat tool call. */
+function toolCallOf(item: Item, tools: BridgedTools | undefined): ToolCall {
+  const name = String(item.name);
+  const namespace = typeof item.namespace === 'string' && item.namespace !== '' ? item.namespace : undefined;
+  const chatName = tools ? tools.chatName(name, namespace) : name;
+  const args = item.type === 'custom_tool_call' ? JSON.stringify({ [CUSTOM_INPUT]: typeof item.input === 'string' ? item.input : '' }) : String(item.arguments);
+  return { id: String(item.call_id), type: 'function', function: { name: chatName, arguments: args } };
 }

@@ -84,6 +84,10 @@ export interface ResponsesRequest {
   stream?: boolean;
   metadata?: Record<string, string>;
   user?: string;
+  presence_penalty?: number;
+  frequency_penalty?: number;
+  safety_identifier?: string;
+  prompt_cache_key?: string;
   [key: string]: unknown;
 }
 
@@ -103,7 +107,7 @@ export interface ResponseObject {
   object: 'response';
   created_at: number;
   status: ResponseStatus;
-  completed_at?: number | null;
+  completed_at: number | null;
   error: { code: string; message: string } | null;
   incomplete_details: { reason: 'max_output_tokens' | 'content_filter' } | null;
   instructions: string | Item[] | null;
@@ -120,8 +124,15 @@ export interface ResponseObject {
   tools: ResponseTool[];
   top_p: number | null;
   truncation: 'auto' | 'disabled';
-  usage?: ResponseUsage;
+  usage: ResponseUsage | null;
   metadata: Record<string, string>;
+  presence_penalty: number;
+  frequency_penalty: number;
+  top_logprobs: number;
+  max_tool_calls: number | null;
+  user: string | null;
+  safety_identifier: string | null;
+  prompt_cache_key: string | null;
   [key: string]: unknown;
 }
 

@@ -194,3 +194,17 @@ export function openapiStats(): { parsed: number; compiled: number } {
 export function schemaNames(): string[] {
   return [...loadChunks().keys()];
 }
+
+/**
+ * A response object (or an event carrying one) without the `null`s OpenAI itself sends for `user` and
+ * `usage` (before usage is known) and the Open Responses spec requires, but this spec's `Response`
+ * schema does not allow: validate what is left against it.
+ */
+export function withoutOpenAINulls<T>(value: T): T {
+  const copy = structuredClone(value) as Json;
+  for (const target of [copy, copy?.response as Json | undefined]) {
+    if (!target || typeof target !== 'object') continue;
+    for (const key of ['user', 'usage']) if (target[key] === null) delete target[key];
+  }
+  return copy as T;
+}

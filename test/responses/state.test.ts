@@ -115,7 +115,7 @@ t.test('Responses state', async (t) => {
     const res = await post({ input: 'hi' });
     t.equal(res.status, 400);
     t.same(res.json.error, { message: "Missing required parameter: 'model'.", type: 'invalid_request_error', param: 'model', code: 'missing_required_parameter' });
-    const tools = await post({ model: sim, input: 'hi', tools: [{ type: 'web_search' }] });
-    t.match(tools.json.error, { param: 'tools[0].type', code: 'unsupported_tool_type' });
+    const tools = await post({ model: sim, input: 'hi', tools: [{ type: 'web_search' }], tool_choice: { type: 'web_search_preview' } });
+    t.match(tools.json.error, { param: 'tool_choice', code: 'unsupported_tool_type' });
   });
 });

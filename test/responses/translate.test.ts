@@ -3,7 +3,7 @@ import type { ChatCompletion } from '../../src/api/chat-types.js';
 import { baseResponse, responseFromCompletion, toResponseUsage } from '../../src/responses/from-chat.js';
 import { parseResponsesRequest } from '../../src/responses/schema.js';
 import { toChatRequest } from '../../src/responses/to-chat.js';
-import { validateSchema } from '../helpers/openapi.js';
+import { validateSchema, withoutOpenAINulls } from '../helpers/openapi.js';
 
 // Translation both ways for upstreams without a native /responses.
 
@@ -64,7 +64,8 @@ t.test('items → chat messages', async (t) => {
 t.test('what the bridge cannot carry is a 400 naming it', async (t) => {
   const request = parseResponsesRequest({ model: 'm', input: [{ type: 'web_search_call', id: 'ws_1' }], tools: [{ type: 'web_search' }] });
   t.throws(() => toChatRequest(request, request.input, { provider: 'hf' }), { status: 400, param: 'input[0].type', code: 'unsupported_item_type' });
-  t.throws(() => toChatRequest(request, [], { provider: 'hf' }), { name: 'GatewayError', status: 400, param: 'tools[0].type' });
+  t.notOk('tools' in toChatRequest(request, [], { provider: 'hf' }), 'a hosted tool is left out (bridge-tools.test.ts), not a 400');
+  t.throws(() => toChatRequest({ ...request, tool_choice: { type: 'web_search_preview' } }, [], { provider: 'hf' }), { name: 'GatewayError', status: 400, param: 'tool_choice', code: 'unsupported_tool_type' });
   t.same(toChatRequest(request, request.input, { provider: 'hf', lenient: true }).messages, [], 'lenient view skips');
   const none = parseResponsesRequest({ model: 'm', input: 'x', reasoning: { effort: 'none' }, parallel_tool_calls: true });
   const chat = toChatRequest(none, none.input, { provider: 'hf' });
@@ -104,13 +105,13 @@ t.test('chat answer → response output', async (t) => {
   t.same(response.usage, { input_tokens: 10, input_tokens_details: { cached_tokens: 4, cache_write_tokens: 0 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 2 }, total_tokens: 15 });
   t.match(response, { id: 'resp_x', status: 'completed', completed_at: 1700000001, previous_response_id: 'resp_prev', model: 'hf/qwen', user: 'u1', store: true });
   t.same(response.tools, [{ type: 'function', name: 'read', parameters: { type: 'object' }, description: null, strict: true }]);
-  t.same(validateSchema('Response', response), []);
+  t.same(validateSchema('Response', withoutOpenAINulls(response)), []);
 
   const cut = responseFromCompletion(base, completion({ content: 'Half an ans' }, 'length'));
   t.match(cut, { status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' }, completed_at: null });
   t.equal(cut.output[0].status, 'incomplete');
-  t.notOk('usage' in cut, 'no usage: null when the upstream sent none');
-  t.same(validateSchema('Response', cut), []);
+  t.equal(cut.usage, null, 'usage: null when the upstream sent none (the Open Responses spec requires the field)');
+  t.same(validateSchema('Response', withoutOpenAINulls(cut)), []);
   t.equal(toResponseUsage(undefined), undefined);
 });
 
@@ -127,7 +128,7 @@ t.test('the other fields real clients send still give a spec-valid response', as
     tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object', properties: {}, additionalProperties: false, $schema: 'http://json-schema.org/draft-07/schema#' }, strict: null } }],
   });
   const response = responseFromCompletion(baseResponse(request, 'resp_1', 1, undefined), completion({ content: 'hi' }, 'stop'));
-  t.same(validateSchema('Response', response), []);
+  t.same(validateSchema('Response', withoutOpenAINulls(response)), []);
   t.match(response, { store: false, metadata: { a: 'b' }, text: { format: { type: 'text' }, verbosity: 'low' }, tool_choice: 'required' });
 });
 
