@@ -238,6 +238,14 @@ export const errors = {
       `Previous response with id '${missing}' not found: it is part of the conversation of '${id}' and was deleted or has expired, so that conversation cannot be continued. Send its history as input items instead.`,
       { param: 'previous_response_id', code: 'previous_response_not_found' },
     ),
+  /** An output in a continued chain whose call is in neither the chain, the input nor the store (OpenAI's wording). */
+  toolCallNotFound: (callId: string, previousId: string) =>
+    new GatewayError(
+      400,
+      'invalid_request_error',
+      `No tool call found for function call output with call_id ${callId}: the conversation of previous response '${previousId}' holds no such call, nor does the input.`,
+      { param: 'input', code: 'tool_call_not_found' },
+    ),
   /** WebSocket mode: a frame that is not a `response.create` event as JSON text (the socket is closed after it). */
   websocketBadEvent: (detail: string) =>
     new GatewayError(400, 'invalid_request_error', `Invalid WebSocket event: ${detail}`, { param: 'type', code: 'invalid_websocket_event' }),

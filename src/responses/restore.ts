@@ -29,13 +29,19 @@ export interface RestoreInput {
   conversations: ReadonlyMap<string, readonly Item[]>;
   /** False when the upstream holds context the gateway cannot see (an unknown previous_response_id):
    *  outputs whose call is not in the request are then left for it, untouched. */
-  convertOrphans: boolean;  /** The client sent malformed tool items (sentMalformedToolItems): restore its whole current turn. */
+  convertOrphans: boolean;
+  /** The request continues a chain the gateway holds (previous_response_id): an output whose call is
+   *  nowhere cannot belong to it, so it is reported in `unknownOutputs`, not made a user message. */
+  chained?: boolean;
+  /** The client sent malformed tool items (sentMalformedToolItems): restore its whole current turn. */
   wholeTurn: boolean;
 }
 
 export interface RestoreResult {
   items: Item[];
   findings: Finding[];
+  /** Call ids of outputs in a chained request whose call is nowhere (see RestoreInput.chained). */
+  unknownOutputs?: string[];
 }
 
 const norm = (text: string): string => text.replace(/\s+/g, ' ').trim();
@@ -76,9 +82,10 @@ export function anchorCall(input: { items: readonly Item[] } & Pick<RestoreInput
 
 export function restoreHistory(input: RestoreInput): RestoreResult {
   const findings: Finding[] = [];
+  const unknownOutputs: string[] = [];
   let items = restoreTurn(input, findings);
-  items = fixOrphanOutputs({ ...input, items }, findings);
-  return { items, findings };
+  items = fixOrphanOutputs({ ...input, items }, findings, unknownOutputs);
+  return unknownOutputs.length > 0 ? { items, findings, unknownOutputs } : { items, findings };
 }
 
 function restoreTurn(input: RestoreInput, findings: Finding[]): Item[] {
@@ -133,8 +140,11 @@ function restoreTurn(input: RestoreInput, findings: Finding[]): Item[] {
   return out;
 }
 
-/** Outputs whose call is nowhere: the call comes back from the store, or the output becomes a user message. */
-function fixOrphanOutputs(input: RestoreInput, findings: Finding[]): Item[] {
+/**
+ * Outputs whose call is nowhere: the call comes back from the store, or the output becomes a user
+ * message; in a chained request it is listed in `unknown` instead (the chain is the whole history).
+ */
+function fixOrphanOutputs(input: RestoreInput, findings: Finding[], unknown: string[]): Item[] {
   if (!input.convertOrphans) return input.items;
   const view = expandReferences(input.items, input.referenced);
   const calls = new Set([...input.previous, ...view].filter(isFunctionCall).map((item) => item.call_id));
@@ -152,6 +162,11 @@ function fixOrphanOutputs(input: RestoreInput, findings: Finding[]): Item[] {
       calls.add(item.call_id);
       findings.push(itemFinding('history_restored', out.length, `${describeItem(call)} restored from response ${responseId} before its output`));
       out.push(structuredClone(call), original);
+      return;
+    }
+    if (input.chained === true) {
+      unknown.push(item.call_id);
+      out.push(original);
       return;
     }
     const text = typeof item.output === 'string' ? item.output : itemText(item.output);

@@ -42,8 +42,12 @@ export async function createResponse(request: ResponsesRequest, input: ChatCallI
   if (context.previousUnknown && (!native || tenants)) throw errors.previousResponseNotFound(request.previous_response_id as string);
   // With a chain only the upstream knows, the gateway cannot tell what is missing: leave it alone.
   const restored = restore && !context.previousUnknown
-    ? restoreHistory({ items: repaired.items, ...context, convertOrphans: true, wholeTurn: sentMalformedToolItems(request.input) })
+    ? restoreHistory({ items: repaired.items, ...context, convertOrphans: true, chained: request.previous_response_id !== undefined, wholeTurn: sentMalformedToolItems(request.input) })
     : { items: repaired.items, findings: [] };
+  // A continued chain is the whole history: an output that answers no call in it is the client's
+  // mistake (or a stale chain), refused as OpenAI does rather than guessed at.
+  const [unknownOutput] = restored.unknownOutputs ?? [];
+  if (unknownOutput !== undefined) throw errors.toolCallNotFound(unknownOutput, request.previous_response_id as string);
   // Compaction items toolgate made become the summary the model reads (compaction.ts).
   restored.items = expandCompactions(restored.items, native !== undefined);
 

@@ -142,3 +142,27 @@ t.test('Redis down: what does not need the store still answers; what needs it is
   t.equal(health.status, 200, 'liveness is not readiness');
   t.match(await health.json(), { state: { status: 'unavailable' } });
 });
+
+t.test('an output that answers no call of the continued chain is a 400 (as OpenAI answers), without a chain it is kept as a user message', async (t) => {
+  const gw = await startGateway({ yaml: configFor({}), logLevel: 'silent' });
+  t.teardown(() => gw.close());
+  const post = async (body: unknown): Promise<{ status: number; json: { id: string; output: Array<Record<string, unknown>>; error?: Record<string, unknown> }; retry: string | null; repairs: string | null }> => {
+    const res = await fetch(`${gw.baseURL}/responses`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    return { status: res.status, json: (await res.json()) as never, retry: res.headers.get('x-should-retry'), repairs: res.headers.get('x-toolgate-repairs') };
+  };
+  const tools = [{ type: 'function', name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } }];
+  const first = await post({ model: 'simulator/weather', input: 'Weather in Oslo?', tools });
+  const callId = first.json.output.find((item) => item.type === 'function_call')?.call_id;
+  t.type(callId, 'string');
+  const unknown = { type: 'function_call_output', call_id: 'call_nowhere', output: '3C' };
+  const refused = await post({ model: 'simulator/weather', input: [unknown], tools, previous_response_id: first.json.id });
+  t.equal(refused.status, 400);
+  t.match(refused.json.error, { type: 'invalid_request_error', param: 'input', code: 'tool_call_not_found' });
+  t.match(refused.json.error?.message, /call_nowhere/);
+  t.equal(refused.retry, 'false', 'no client retry');
+  const answered = await post({ model: 'simulator/weather', input: [{ type: 'function_call_output', call_id: callId, output: '3C' }], tools, previous_response_id: first.json.id });
+  t.equal(answered.status, 200, "the chain's own call is answered");
+  const stateless = await post({ model: 'simulator/weather', input: [{ role: 'user', content: 'Weather?' }, unknown], tools });
+  t.equal(stateless.status, 200, 'without a chain the output is kept as a user message');
+  t.match(stateless.repairs, /orphan_tool_result=1/);
+});

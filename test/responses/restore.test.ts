@@ -78,6 +78,19 @@ t.test('another turn opening (a new user message) is not restored into', async (
   t.same(result.findings.map((f) => f.advisory), [true]);
 });
 
+t.test('in a continued chain an output whose call is nowhere is reported, not made a user message', async (t) => {
+  const chain = [user('sum'), call(1), out(1)];
+  const unknown = restoreHistory({ items: [out(7)], ...known({ previous: chain, chained: true }) });
+  t.same(unknown.unknownOutputs, ['call_7'], 'listed for the service to refuse');
+  t.same(unknown.items, [out(7)], 'left as sent');
+  t.same(unknown.findings, [], 'no guess recorded');
+  const fromStore = restoreHistory({ items: [user('sum'), call(1), out(1), say('more'), call(2), out(2), out(3)], ...known({ chained: true }) });
+  t.equal(fromStore.unknownOutputs, undefined, 'a call the store holds still comes back');
+  t.same(brief(fromStore.items).slice(-2), ['fc3', 'out3']);
+  const answered = restoreHistory({ items: [out(1)], ...known({ previous: [user('sum'), call(1)], chained: true }) });
+  t.equal(answered.unknownOutputs, undefined, 'an output of a call in the chain is fine');
+});
+
 t.test('an output whose call is missing gets its call back, else becomes a user message', async (t) => {
   const result = restoreHistory({ items: [user('sum'), call(1), out(1), say('more'), call(2), out(2), out(3)], ...known() });
   t.same(brief(result.items).slice(-2), ['fc3', 'out3'], 'call restored right before its output');
