@@ -2,11 +2,13 @@ import type { ErrorObject } from 'ajv';
 import { isRecord } from '../is-record.js';
 import { repairJsonBounded, type RepairBudget } from '../repair/bounded-json.js';
 import { MAX_VALIDATED_CHARS } from '../toolcalls/arguments.js';
+import { findJsonEnd } from '../toolcalls/text/json-scan.js';
 import { validatorFor } from '../toolcalls/schema-validators.js';
 
 // The contract's reading of one call's arguments: they must be a JSON object valid against the
 // tool's `parameters` schema. Only repairs that cannot change meaning are allowed: JSON syntax
-// (what jsonrepair fixes, a double-encoded object) and a string holding a number where the schema
+// (what jsonrepair fixes, a double-encoded object; never text cut off before its end, which
+// jsonrepair would complete) and a string holding a number where the schema
 // wants a number, or `"true"`/`"false"` where it wants a boolean. A number where a string is
 // wanted, an extra property, a missing one, a value outside an enum: each is a violation, reported
 // with the schema's own words. What the schema check cannot check (size limits, an uncompilable
@@ -28,6 +30,7 @@ const INTEGER = /^-?\d+$/;
 
 export function checkArguments(raw: string, schema: unknown, budget: RepairBudget): ArgumentsVerdict {
   const parsed = parseObject(raw, budget);
+  if (parsed === 'cut off') return { valid: false, problems: ['the arguments are cut off before their end (an unterminated JSON object)'] };
   if (!parsed) return { valid: false, problems: ['the arguments are not a JSON object'] };
   let value = parsed.value;
   const repairs: ArgumentsRepair[] = parsed.repaired ? ['syntax'] : [];
@@ -50,7 +53,7 @@ function onlyFormats(errors: readonly ErrorObject[] | null | undefined): boolean
   return (errors ?? []).every((error) => error.keyword === 'format');
 }
 
-function parseObject(raw: string, budget: RepairBudget): { value: Record<string, unknown>; repaired: boolean } | undefined {
+function parseObject(raw: string, budget: RepairBudget): { value: Record<string, unknown>; repaired: boolean } | 'cut off' | undefined {
   const text = raw.trim();
   if (text === '') return { value: {}, repaired: raw !== '{}' };
   let parsed = parseOrUndefined(text);
@@ -60,6 +63,9 @@ function parseObject(raw: string, budget: RepairBudget): { value: Record<string,
     parsed = parseOrUndefined(parsed.trim());
     repaired = true;
   } else if (parsed === undefined) {
+    // Text cut off inside a string or before its closing brackets (max_tokens, a dropped stream):
+    // completing it would be a guess at what the model meant, not a repair of how it wrote it.
+    if (text.startsWith('{') && findJsonEnd(text, 0) === 'incomplete') return 'cut off';
     const outcome = repairJsonBounded(text, budget);
     parsed = 'repaired' in outcome ? parseOrUndefined(outcome.repaired) : undefined;
     repaired = true;

@@ -74,6 +74,10 @@ t.test('arguments: only meaning-preserving repairs pass', async (t) => {
   t.same(checkArguments(JSON.stringify(JSON.stringify({ city: 'Paris' })), schema, budget()).valid, true, 'double-encoded');
   t.same(checkArguments('', { type: 'object', properties: {} }, budget()), { valid: true, arguments: '{}', repairs: ['syntax'] });
   t.same(checkArguments('{"a":1}', undefined, budget()).valid, true, 'no schema: any object');
+  // Text cut off before its end is not a slip of syntax: completing it guesses what was meant.
+  for (const cut of ['{"city": "Par', '{"city": "Paris"', '{"city": "Paris", "days": [1, 2', '{"city": "Paris",']) {
+    t.same(checkArguments(cut, schema, budget()), { valid: false, problems: ['the arguments are cut off before their end (an unterminated JSON object)'] }, `cut off: ${cut}`);
+  }
 });
 
 t.test('arguments: "true"/"false" where the schema wants a boolean are converted; other words are not', async (t) => {
