@@ -132,13 +132,15 @@ t.test('custom tools beside a function whose name must be encoded: never a 5xx',
       { role: 'assistant', content: null, tool_calls: [{ id: 'call_customprev0123456789ab', type: 'custom', custom: { name: 'run_python', input: 'print(1)' } }] },
       { role: 'tool', tool_call_id: 'call_customprev0123456789ab', content: '1' },
     ];
-    const response = await post('/v1/chat/completions', { model: 'agent', stream, messages: history, tools });
+    const tool_choice = { type: 'allowed_tools', allowed_tools: { mode: 'auto', tools: [{ type: 'function', function: { name: odd } }, { type: 'custom', custom: { name: 'run_python' } }] } };
+    const response = await post('/v1/chat/completions', { model: 'agent', stream, messages: history, tools, tool_choice });
     t.equal(response.status, 200, `${stream ? 'SSE' : 'JSON'}: ${response.status}`);
     const text = await response.text();
     t.match(text, /mcp\/files:read\.text/, 'the client gets its own name back');
     const sent = chatRequests(before)[0];
     t.match(sent.tools[0].function.name, /^[a-zA-Z0-9_-]{1,64}$/, 'the function name encoded for the upstream');
     t.same(sent.tools[1], tools[1], 'the custom tool goes up as declared');
+    t.same(sent.tool_choice.allowed_tools.tools, [{ type: 'function', function: { name: sent.tools[0].function.name } }, tool_choice.allowed_tools.tools[1]], 'the allowed list names the function as the upstream knows it');
     t.same(sent.messages[1].tool_calls[0], history[1].tool_calls?.[0], 'a custom call in the history goes up as sent');
   }
 });
