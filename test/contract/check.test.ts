@@ -108,6 +108,8 @@ t.test('format is an annotation: a mismatch alone is no violation; other problem
   t.same(broken, { valid: false, problems: ['/seats must be integer'] }, 'the real problem, without the format');
   const terms = termsOf({ tools: [{ type: 'function', function: { name: 'book', parameters: schema } }] })!;
   t.same(kinds(terms, [call('book', { when: '2025-06-01T10:00:00' })]), []);
+});
+
 // Issue 45: a declared custom tool is a declared tool; its input is free text, never "not a JSON object".
 t.test('custom tools: declared, named by tool_choice and allowed_tools, input not read as JSON', async (t) => {
   const custom = { type: 'custom', custom: { name: 'run_python', format: { type: 'text' } } };
