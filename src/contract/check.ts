@@ -1,6 +1,6 @@
 import type { RepairBudget } from '../repair/bounded-json.js';
 import { checkArguments, type ArgumentsRepair } from './arguments.js';
-import type { ContractTerms } from './terms.js';
+import { CUSTOM_TOOL, type ContractTerms } from './terms.js';
 
 // Checks one answer (one choice: its calls, in order) against the request's terms. Pure: the same
 // answer and terms give the same violations. Names are the client's (decoded and aliased by the
@@ -61,7 +61,10 @@ export function checkAnswer(terms: ContractTerms, calls: readonly AnswerCall[], 
   const repaired: RepairedCall[] = [];
   calls.forEach((call, index) => {
     if (!terms.tools.has(call.name)) return;
-    const verdict = checkArguments(call.arguments, terms.tools.get(call.name), budget);
+    const schema = terms.tools.get(call.name);
+    // A custom tool's input is free text (or text in its grammar): nothing the contract can read.
+    if (schema === CUSTOM_TOOL) return;
+    const verdict = checkArguments(call.arguments, schema, budget);
     if (!verdict.valid) violations.push({ kind: 'invalid_arguments', param: 'tools', message: `the arguments of ${call.name} do not match its parameters schema: ${verdict.problems.join('; ')}` });
     else if (verdict.repairs.length > 0) repaired.push({ index, arguments: verdict.arguments, repairs: verdict.repairs });
   });

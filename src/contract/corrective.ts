@@ -11,7 +11,9 @@ export const NOT_RUN = 'Not run: this call broke the request rules (see the next
 /** The request to send again: the original, the model's answer, its calls marked as not run, the corrective message. */
 export function reaskRequest(original: ChatRequest, answer: AssistantMessage, violations: readonly Violation[], terms: ContractTerms): ChatRequest {
   const calls = answer.tool_calls ?? [];
-  const messages: ChatMessage[] = [...original.messages, { role: 'assistant', content: answer.content ?? null, ...(calls.length > 0 ? { tool_calls: calls } : {}) }];
+  const said = typeof answer.content === 'string' && answer.content !== '';
+  // An answer with neither text nor calls is left out: `{"role":"assistant","content":null}` is refused by strict upstreams.
+  const messages: ChatMessage[] = said || calls.length > 0 ? [...original.messages, { role: 'assistant', content: said ? answer.content : null, ...(calls.length > 0 ? { tool_calls: calls } : {}) }] : [...original.messages];
   for (const call of calls) messages.push({ role: 'tool', tool_call_id: call.id, content: NOT_RUN });
   messages.push({ role: 'user', content: correctiveText(violations, terms) });
   return { ...original, messages };

@@ -1,5 +1,6 @@
 import type { AssistantMessage, ChatCompletion } from '../api/chat-types.js';
 import type { RepairBudget } from '../repair/bounded-json.js';
+import { customCallInput, customCallName, isCustomCall } from '../toolcalls/custom-calls.js';
 import type { ArgumentsRepair } from './arguments.js';
 import { checkAnswer, type AnswerCall, type RepairedCall, type Violation } from './check.js';
 import type { ContractTerms } from './terms.js';
@@ -42,6 +43,7 @@ export function judgeMessage(terms: ContractTerms, upstream: AssistantMessage | 
     calls = calls.slice(0, 1);
   }
   const answerCalls: AnswerCall[] = calls.map((call, index) => {
+    if (isCustomCall(call)) return { name: customCallName(call), arguments: customCallInput(call) };
     const text = sameCalls ? own[index]?.function?.arguments : undefined;
     return { name: call.function.name, arguments: typeof text === 'string' ? text : call.function.arguments };
   });

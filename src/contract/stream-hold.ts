@@ -1,4 +1,5 @@
 import type { AssistantMessage, ChatChunk, ChunkChoice, FinishReason, ToolCall } from '../api/chat-types.js';
+import { customCallInput, customCallName, isCustomCall } from '../toolcalls/custom-calls.js';
 import { finishReasonFor, isCutOff } from '../toolcalls/normalize-decisions.js';
 
 // One streamed answer on its way through the contract: content (and every other delta field)
@@ -13,6 +14,8 @@ interface HeldCall {
   arguments: string;
   /** Other fields the deltas carried (Gemini's `extra_content` thought signature and the like), latest wins. */
   extra?: Record<string, unknown>;
+  /** A custom-tool call: `arguments` holds its input (custom-calls.ts). */
+  custom?: boolean;
 }
 
 interface HeldChoice {
@@ -23,7 +26,7 @@ interface HeldChoice {
 }
 
 /** The keys of a tool-call delta the hold assembles itself; any other is carried along. */
-const DELTA_KEYS = new Set(['index', 'id', 'type', 'function']);
+const DELTA_KEYS = new Set(['index', 'id', 'type', 'function', 'custom']);
 
 export class StreamHold {
   private readonly choices = new Map<number, HeldChoice>();
@@ -68,6 +71,11 @@ export class StreamHold {
       for (const part of parts ?? []) {
         const call = (held.calls[part.index] ??= { id: '', name: '', arguments: '' });
         if (part.id) call.id = part.id;
+        if (isCustomCall(part)) {
+          call.custom = true;
+          call.name += customCallName(part);
+          call.arguments += customCallInput(part);
+        }
         if (part.function?.name) call.name += part.function.name;
         if (part.function?.arguments) call.arguments += part.function.arguments;
         for (const key in part) if (!DELTA_KEYS.has(key) && key !== '__proto__') (call.extra ??= {})[key] = part[key];
@@ -89,7 +97,7 @@ export class StreamHold {
     const out = new Map<number, AssistantMessage>();
     for (const [index, held] of this.choices) {
       const calls: ToolCall[] = [];
-      for (const call of held.calls) if (call) calls.push({ ...call.extra, id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } });
+      for (const call of held.calls) if (call) calls.push(call.custom === true ? customCall(call) : { ...call.extra, id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } });
       out.set(index, { role: 'assistant', content: held.content === '' ? null : held.content, ...(calls.length > 0 ? { tool_calls: calls } : {}) });
     }
     return out;
@@ -119,6 +127,10 @@ export class StreamHold {
     for (const [index, held] of this.choices) {
       const calls = judged.get(index)?.tool_calls ?? [];
       calls.forEach((call, position) => {
+        if (isCustomCall(call)) {
+          out.push({ ...base, choices: [{ index, delta: { tool_calls: [{ ...call, index: position }] }, finish_reason: null }] });
+          return;
+        }
         const { function: fn, ...fields } = call;
         out.push({ ...base, choices: [{ index, delta: { tool_calls: [{ ...fields, index: position, type: 'function', function: { name: fn.name, arguments: fn.arguments } }] }, finish_reason: null }] });
       });
@@ -140,4 +152,10 @@ export class StreamHold {
     }
     return held;
   }
+}
+
+/** A held custom-tool call, whole (custom-calls.ts); the wire type of a call names only functions. */
+function customCall(call: HeldCall): ToolCall {
+  const whole: Record<string, unknown> = { ...call.extra, id: call.id, type: 'custom', custom: { name: call.name, input: call.arguments } };
+  return whole as ToolCall;
 }

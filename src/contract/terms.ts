@@ -1,5 +1,6 @@
 import type { ChatRequest, ToolChoice } from '../api/chat-types.js';
 import { isRecord } from '../is-record.js';
+import { customToolName } from '../toolcalls/custom-calls.js';
 
 // What a chat request allows its answer, read only from the chat request's own fields
 // (`tools`, `tool_choice`, `parallel_tool_calls`): every front door (chat, the Responses bridge,
@@ -20,9 +21,12 @@ export interface ContractTerms {
   rule: CallRule;
   /** `parallel_tool_calls: false`: at most one call per answer. */
   singleCall: boolean;
-  /** The declared tools by name, with their `parameters` schema (undefined: no schema). */
+  /** The declared tools by name, with their `parameters` schema (undefined: no schema; CUSTOM_TOOL: a custom tool). */
   tools: ReadonlyMap<string, unknown>;
 }
+
+/** The `tools` value of a declared custom tool: its input is free text, not checked against a schema. */
+export const CUSTOM_TOOL: unique symbol = Symbol('custom tool');
 
 /**
  * The terms of a (repaired) chat request, or undefined when it has nothing to enforce: no tools
@@ -34,6 +38,8 @@ export function termsOf(request: Pick<ChatRequest, 'tools' | 'tool_choice'> & { 
   const tools = new Map<string, unknown>();
   for (const tool of declared) {
     if (tool.type === 'function' && typeof tool.function?.name === 'string') tools.set(tool.function.name, tool.function.parameters);
+    const custom = customToolName(tool);
+    if (custom !== undefined) tools.set(custom, CUSTOM_TOOL);
   }
   return { rule: ruleOf(request.tool_choice), singleCall: request.parallel_tool_calls === false, tools };
 }
@@ -45,11 +51,14 @@ function ruleOf(choice: ToolChoice | undefined): CallRule {
   if (choice.type === 'function' && isRecord(choice.function) && typeof choice.function.name === 'string') {
     return { kind: 'only', names: [choice.function.name], required: true };
   }
+  if (choice.type === 'custom' && isRecord(choice.custom) && typeof choice.custom.name === 'string') {
+    return { kind: 'only', names: [choice.custom.name], required: true };
+  }
   if (choice.type === 'allowed_tools' && isRecord(choice.allowed_tools)) {
     const spec = choice.allowed_tools;
     const names: string[] = [];
     for (const tool of Array.isArray(spec.tools) ? spec.tools : []) {
-      const name = isRecord(tool) ? (isRecord(tool.function) ? tool.function.name : tool.name) : undefined;
+      const name = isRecord(tool) ? (isRecord(tool.function) ? tool.function.name : isRecord(tool.custom) ? tool.custom.name : tool.name) : undefined;
       if (typeof name === 'string') names.push(name);
     }
     return { kind: 'only', names, required: spec.mode === 'required' };

@@ -3,7 +3,7 @@ import { reasoningTextOf } from '../api/reasoning-text.js';
 import { errors } from '../errors.js';
 import type { Gateway } from '../gateway.js';
 import type { ResponseMode } from '../metrics/index.js';
-import { normalizeCompletion, type NormalizeReport } from '../toolcalls/normalize.js';
+import { normalizeCompletion, toLegacyCompletion, type NormalizeReport } from '../toolcalls/normalize.js';
 import { answerWarnings } from '../toolcalls/normalize-shared.js';
 import { flatten } from '../providers/chunk-batches.js';
 import { addAnswerWarnings, answerWarningsHeader, answerWarningsOf, type AnswerWarnings } from '../providers/answer-warnings.js';
@@ -69,10 +69,13 @@ export async function runChat(clientRequest: RawChatRequest, input: ChatCallInpu
   const contract = contractRunFor(repaired.request, served, { gateway, info: input.info, signal: input.signal, budget: budgets.repair });
   if (call.kind === 'json') {
     telemetry.firstToken(served);
-    let answer = jsonAnswerOf(call, started);
+    // A legacy answer is judged as the tool_calls it is, and made legacy after (docs/contract.md).
+    const legacyAfter = contract !== undefined && scope.legacyFunctions === true;
+    let answer = jsonAnswerOf(call, started, legacyAfter);
     if (contract) {
-      const kept = await keepJsonContract(contract, answer, (request) => askAgain(request, contract.reaskTarget, scope, budgets));
+      const kept = await keepJsonContract(contract, answer, (request) => askAgain(request, contract.reaskTarget, scope, budgets, legacyAfter));
       answer = kept.answer;
+      if (legacyAfter) answer = { ...answer, completion: toLegacyCompletion(answer.completion) };
       const warnings = joinWarnings(headers['x-toolgate-warnings'], kept.warnings);
       if (warnings) headers['x-toolgate-warnings'] = warnings;
       // Arguments handed on repaired (docs/answers.md): after the request's own repairs.
@@ -192,18 +195,18 @@ function withAnswerWarnings(headers: Record<string, string>, warnings: AnswerWar
   info.repairHeaders(repairs, headers['x-toolgate-warnings']);
 }
 
-/** A JSON call's answer, normalized, with how long the call took. */
-function jsonAnswerOf(call: UpstreamCall & { kind: 'json' }, started: number): JsonAnswer {
-  const normalized = normalizeCompletion(call.completion, call.normalizeContext);
+/** A JSON call's answer, normalized (`asToolCalls`: not in the legacy shape yet), with how long the call took. */
+function jsonAnswerOf(call: UpstreamCall & { kind: 'json' }, started: number, asToolCalls = false): JsonAnswer {
+  const normalized = normalizeCompletion(call.completion, asToolCalls ? { ...call.normalizeContext, legacyFunctions: false } : call.normalizeContext);
   return { upstream: call.completion, completion: normalized.completion, report: normalized.report, promptMode: call.promptMode, target: call.target, durationMs: performance.now() - started };
 }
 
 /** A re-ask (JSON): the same model, the corrective request. */
-async function askAgain(request: ChatRequest, target: ResolvedModel, scope: CallScope, budgets: WorkBudgets): Promise<JsonAnswer> {
+async function askAgain(request: ChatRequest, target: ResolvedModel, scope: CallScope, budgets: WorkBudgets, asToolCalls: boolean): Promise<JsonAnswer> {
   const started = performance.now();
   const call = await callUpstream(request, target, scope, budgets);
   if (call.kind !== 'json') throw errors.internal('a re-ask for a JSON answer came back as a stream');
-  return jsonAnswerOf(call, started);
+  return jsonAnswerOf(call, started, asToolCalls);
 }
 
 /** A re-ask (stream): the same model, the corrective request. */

@@ -5,6 +5,7 @@ import { StreamHold } from '../contract/stream-hold.js';
 import { ITERATION_DONE } from '../providers/chunk-batches.js';
 import { createReport, type NormalizeReport, type StreamNormalizer } from '../toolcalls/normalize-shared.js';
 import { createStreamNormalizer } from '../toolcalls/normalize-stream.js';
+import { toLegacyChunks } from '../toolcalls/normalize-stream-pieces.js';
 import { staged, type BatchStage } from './batch-stage.js';
 import type { ContractRun } from './contract-run.js';
 import type { UpstreamTextKeeper } from './request-info.js';
@@ -50,6 +51,8 @@ export class ContractedStream implements AsyncIterableIterator<ChatChunk[]> {
   private started = performance.now();
   private id: string | undefined;
   private over = false;
+  /** A legacy `functions` client: the answer is judged as tool_calls, and goes out as `function_call`. */
+  private legacy = false;
 
   constructor(
     private readonly run: ContractRun,
@@ -140,14 +143,16 @@ export class ContractedStream implements AsyncIterableIterator<ChatChunk[]> {
   }
 
   private begin(call: StreamCall): void {
-    const normalizer = createStreamNormalizer(call.normalizeContext);
+    this.legacy = call.normalizeContext.legacyFunctions === true;
+    const normalizer = createStreamNormalizer(this.legacy ? { ...call.normalizeContext, legacyFunctions: false } : call.normalizeContext);
     this.reports.current = normalizer;
     this.hold = new StreamHold();
     this.source = staged<ChatChunk>(call.batches, new NormalizeStage(normalizer, this.keeperFor?.()))[Symbol.asyncIterator]();
   }
 
-  /** A re-ask's chunks carry the first answer's id: one stream, one completion id. */
-  private sameId(chunks: ChatChunk[]): ChatChunk[] {
+  /** A re-ask's chunks carry the first answer's id: one stream, one completion id (and the legacy shape for a legacy client). */
+  private sameId(judged: ChatChunk[]): ChatChunk[] {
+    const chunks = this.legacy ? toLegacyChunks(judged) : judged;
     if (chunks.length === 0) return chunks;
     this.id ??= chunks[0].id;
     const id = this.id;

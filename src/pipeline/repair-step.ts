@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger as Logger } from 'fastify';
 import type { ChatRequest, RawChatRequest } from '../api/chat-types.js';
 import type { Gateway } from '../gateway.js';
+import { ofThisConversation } from '../ledger/conversation.js';
 import { ledgerQueryFor } from '../ledger/fingerprint.js';
 import { EMPTY_SNAPSHOT } from '../ledger/types.js';
 import { declaredToolsOnce, repairRequest, summarizeFindings, summarizeWarnings } from '../repair/index.js';
@@ -36,8 +37,10 @@ export async function repairStep(
 ): Promise<RepairOutcome> {
   // Scoped per gateway key: two tenants with the same opening prompt never share ledger entries.
   const query = ledgerQueryFor(request, ledgerScope);
-  const ledger =
+  const found =
     query.callIds.length > 0 || query.prefixFingerprints.length > 0 ? await gateway.ledger.forScope(scopeOf(ledgerScope)).lookup(query) : EMPTY_SNAPSHOT;
+  // A call id alone is no proof: only what was answered in this conversation is restored.
+  const ledger = ofThisConversation(found, request.messages, ledgerScope);
   const context = {
     declaredTools: declaredToolsOnce(request),
     ledger,

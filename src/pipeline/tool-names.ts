@@ -1,19 +1,25 @@
 import type { ChatMessage, ChatRequest, ToolCall } from '../api/chat-types.js';
+import { isRecord } from '../is-record.js';
 
 // Rewrites every place a tool name or call id appears in a request (declarations, tool_choice,
 // assistant tool_calls, tool messages), so upstream rules on names and ids can be met and the
 // answer mapped back. Returns the same request when nothing changes.
 
+// Custom tools and their calls (`type: "custom"`, custom-calls.ts) are left as they are.
 export function rewriteToolNames(request: ChatRequest, rename: (name: string) => string): ChatRequest {
-  const tools = request.tools?.map((tool) => ({ ...tool, function: { ...tool.function, name: rename(tool.function.name) } }));
+  const tools = request.tools?.map((tool) => (isFunction(tool.function) ? { ...tool, function: { ...tool.function, name: rename(tool.function.name) } } : tool));
   const choice = request.tool_choice;
-  const toolChoice =
-    choice && typeof choice === 'object' && 'function' in choice && choice.function && typeof choice.function === 'object'
-      ? { ...choice, function: { ...(choice.function as { name: string }), name: rename((choice.function as { name: string }).name) } }
-      : choice;
-  const messages = request.messages.map((message) => rewriteMessage(message, (call) => ({ ...call, function: { ...call.function, name: rename(call.function.name) } }), (m) =>
-    m.role === 'tool' && typeof m.name === 'string' ? { ...m, name: rename(m.name) } : m,
-  ));
+  let toolChoice = choice;
+  if (isRecord(choice) && isFunction(choice.function)) toolChoice = { ...choice, function: { ...choice.function, name: rename(choice.function.name) } };
+  else if (isRecord(choice) && choice.type === 'allowed_tools' && isRecord(choice.allowed_tools) && Array.isArray(choice.allowed_tools.tools)) {
+    const allowed = choice.allowed_tools.tools.map((tool: unknown) => (isRecord(tool) && isFunction(tool.function) ? { ...tool, function: { ...tool.function, name: rename(tool.function.name) } } : tool));
+    toolChoice = { ...choice, allowed_tools: { ...choice.allowed_tools, tools: allowed } };
+  }
+  const messages = request.messages.map((message) =>
+    rewriteMessage(message, (call) => (isFunction(call.function) ? { ...call, function: { ...call.function, name: rename(call.function.name) } } : call), (m) =>
+      m.role === 'tool' && typeof m.name === 'string' ? { ...m, name: rename(m.name) } : m,
+    ),
+  );
   return { ...request, ...(tools ? { tools } : {}), ...(toolChoice !== undefined ? { tool_choice: toolChoice } : {}), messages };
 }
 
@@ -35,4 +41,9 @@ function rewriteMessage(
     return { ...message, tool_calls: message.tool_calls.map(rewriteCall) };
   }
   return rewriteOther(message);
+}
+
+/** A `function` object with a string name (a custom tool or call has none). */
+function isFunction(fn: unknown): fn is { name: string; [key: string]: unknown } {
+  return isRecord(fn) && typeof fn.name === 'string';
 }

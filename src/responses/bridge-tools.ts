@@ -150,11 +150,30 @@ export function bridgeToolChoice(choice: string | Record<string, unknown>, bridg
     const namespace = typeof choice.namespace === 'string' ? choice.namespace : undefined;
     return { type: 'function', function: { name: bridged.chatName(choice.name, namespace) } };
   }
-  if (choice.type === 'allowed_tools') return choice.mode === 'required' ? 'required' : 'auto';
+  if (choice.type === 'allowed_tools') return allowedTools(choice, bridged);
   if (lenient) return 'auto';
   throw errors.invalidRequest(
     `tool_choice names a '${String(choice.type)}' tool, which provider '${provider}' cannot run: toolgate leaves such tools out of bridged requests (docs/responses.md).`,
     'tool_choice',
     'unsupported_tool_type',
   );
+}
+
+/**
+ * Responses `{type: "allowed_tools", mode, tools: [{type: "function" | "custom", name, namespace?}]}`
+ * in chat's words, `{type: "allowed_tools", allowed_tools: {mode, tools: [{type: "function",
+ * function: {name}}]}}` with the chat names: the list goes on, for the upstream and for the contract
+ * (an upstream that refuses the field has it left out, and the contract still holds the answer to
+ * the list: docs/contract.md). Tools the bridge left out are left out of the list too.
+ */
+function allowedTools(choice: Record<string, unknown>, bridged: BridgedTools): ToolChoice {
+  const tools: Array<Record<string, unknown>> = [];
+  for (const tool of Array.isArray(choice.tools) ? (choice.tools as unknown[]) : []) {
+    if (!isRecord(tool) || (tool.type !== 'function' && tool.type !== 'custom')) continue;
+    const name = isRecord(tool.function) ? tool.function.name : tool.name;
+    if (typeof name !== 'string') continue;
+    const namespace = typeof tool.namespace === 'string' ? tool.namespace : undefined;
+    tools.push({ type: 'function', function: { name: bridged.chatName(name, namespace) } });
+  }
+  return { type: 'allowed_tools', allowed_tools: { mode: choice.mode === 'required' ? 'required' : 'auto', tools } };
 }

@@ -1,14 +1,21 @@
 import { createHash, randomBytes } from 'node:crypto';
 
 // Tool-call ids. Clients send them back with the results, so the ids of one answer must be
-// distinct and not reused across turns — upstreams that give none, repeat one, or number them
-// (`0`, `call_0`) get fresh ones. Upstreams with id rules (Mistral: exactly 9 alphanumerics) get
+// distinct and not reused across turns or conversations — upstreams that give none, repeat one, or
+// number them (`0`, `call_0`, Kimi K2's `functions.get_weather:0`) get fresh ones. Upstreams with id rules (Mistral: exactly 9 alphanumerics) get
 // a deterministic hash of the client's id, so the mapping can be recomputed anywhere.
 
 const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const ID_LENGTH = 24;
 /** Ids that are placeholders rather than identifiers: empty, bare counters, `call_0`, `tool_call_1`. */
 const PLACEHOLDER_ID = /^(?:(?:call|tool_call|toolcall|tool|fc|function)[_-]?)?\d{0,4}$/i;
+/**
+ * A tool name and a counter: Kimi K2 as vLLM and SGLang parse it names its calls
+ * `functions.get_weather:0` in every conversation. No `:` inside the name part, so one way to match.
+ */
+const NAME_COUNTER_ID = /^[A-Za-z_][\w.\-/]{0,255}:\d{1,6}$/;
+/** Longer ids are never placeholders (and are not matched at all). */
+const MAX_PLACEHOLDER_LENGTH = 300;
 
 export const MISTRAL_TOOL_CALL_ID_PATTERN = /^[a-zA-Z0-9]{9}$/;
 
@@ -24,8 +31,11 @@ export function newToolCallId(): string {
   return id;
 }
 
+/** An id that says nothing of its call beyond a position: the same in every conversation, so not kept. */
 export function isPlaceholderId(id: unknown): boolean {
-  return typeof id !== 'string' || PLACEHOLDER_ID.test(id.trim());
+  if (typeof id !== 'string') return true;
+  const text = id.trim();
+  return text.length <= MAX_PLACEHOLDER_LENGTH && (PLACEHOLDER_ID.test(text) || NAME_COUNTER_ID.test(text));
 }
 
 /**

@@ -11,6 +11,13 @@ import type { NameMatchKind, NameResolution } from './types.js';
 // Anything else is not a declared tool (null): reported, never guessed. There is no similarity
 // matching: for tools that act, `deactivate_account` → `activate_account` is worse than no answer.
 // A normalized form shared by two declared names is ambiguous and matches neither.
+//
+// A prefix that names an MCP server or a namespace (`mcp__<server>__`, `<namespace>.`,
+// `<server>/`, `<server>:`) is part of the name: a called name that names one matches only a
+// declared name of that same server or namespace (`mcp__staging__drop_table` is never
+// `mcp__prod__drop_table`, nor a bare `drop_table`). A bare called name may still find the one
+// declared name it is the tool part of. The wrappers models add themselves (`functions.`,
+// `default_api:`, `tools.`…) name no server and are only stripped.
 
 const PREFIXES = ['functions.', 'function.', 'functions:', 'default_api:', 'default_api.', 'tools.', 'tool.', 'tools:', 'api.'];
 const CACHE_LIMIT = 512;
@@ -27,6 +34,9 @@ export function createNameResolver(declared: readonly string[], aliases: Readonl
   const aliasMap = new Map<string, string>();
   for (const [called, target] of Object.entries(aliases)) if (declaredSet.has(target)) aliasMap.set(called, target);
 
+  // The server or namespace each declared name belongs to ('' for none).
+  const qualifiers = new Map<string, string>();
+  for (const name of declaredSet) qualifiers.set(name, qualifierOf(name));
   // Normalized key → declared names; a key shared by two declared names is ambiguous (unused).
   const byKey = new Map<string, string[]>();
   for (const name of declaredSet) {
@@ -56,10 +66,13 @@ export function createNameResolver(declared: readonly string[], aliases: Readonl
     if (aliased !== undefined) return result(aliased, 'alias');
     const key = normalizeToolName(calledName);
     if (key === '') return null;
+    const qualifier = qualifierOf(calledName);
+    // Never across a server or namespace the called name names itself.
+    const fits = (names: readonly string[]): readonly string[] => (qualifier === '' ? names : names.filter((name) => qualifiers.get(name) === qualifier));
     const sameKey = byKey.get(key);
-    if (sameKey) return sameKey.length === 1 ? result(sameKey[0], 'normalized') : null;
+    if (sameKey) return one(fits(sameKey));
     const sameLetters = byLetters.get(key.replace(/_/g, ''));
-    if (sameLetters) return sameLetters.length === 1 ? result(sameLetters[0], 'normalized') : null;
+    if (sameLetters) return one(fits(sameLetters));
     return null;
   }
 
@@ -70,25 +83,64 @@ function result(name: string, how: NameMatchKind): NameResolution {
   return { name, how };
 }
 
+/** The one candidate, as a normalized match; none or several: no match. */
+function one(names: readonly string[]): NameResolution | null {
+  return names.length === 1 ? result(names[0], 'normalized') : null;
+}
+
+/** Separators after which the rest of a name is a tool of a namespace or server. */
+const QUALIFIER_SEPARATORS = ['.', '/', ':'];
+
+/**
+ * The MCP server or namespace a name names, in comparison form ('' for none): `mcp__prod__x` and
+ * `prod/x` and `Prod.x` → `prod`; `functions.x`, `default_api:x` → '' (a model's wrapper).
+ */
+export function qualifierOf(name: string): string {
+  const key = withoutWrappers(name.trim().toLowerCase());
+  let qualifier = '';
+  if (key.startsWith(MCP_PREFIX)) {
+    const end = key.indexOf('__', MCP_PREFIX.length);
+    if (end > MCP_PREFIX.length && end + 2 < key.length) qualifier = key.slice(MCP_PREFIX.length, end);
+  }
+  if (qualifier === '') {
+    let cut = -1;
+    for (const separator of QUALIFIER_SEPARATORS) cut = Math.max(cut, key.lastIndexOf(separator));
+    if (cut > 0 && cut < key.length - 1) qualifier = key.slice(0, cut);
+  }
+  return qualifier
+    .replace(/[\s\-.:/]+/g, '_')
+    .replace(/_+/g, '_')
+    .replace(/^_|_$/g, '');
+}
+
+/** `key` (lower case) without the wrappers models put in front of names (`functions.`, `default_api:`…). */
+function withoutWrappers(key: string): string {
+  let out = key;
+  for (let stripped = true; stripped; ) {
+    stripped = false;
+    for (const prefix of PREFIXES) {
+      if (out.startsWith(prefix) && out.length > prefix.length) {
+        out = out.slice(prefix.length);
+        stripped = true;
+      }
+    }
+  }
+  return out;
+}
+
 /** The comparison form of a tool name (see the header comment). */
 export function normalizeToolName(name: string): string {
   let key = name
     .trim()
     .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
     .toLowerCase();
+  // A model's wrapper may come before the server prefix too (`functions.mcp__prod__drop_table`).
+  key = withoutWrappers(key);
   if (key.startsWith(MCP_PREFIX)) {
     const end = key.indexOf('__', MCP_PREFIX.length);
     if (end > MCP_PREFIX.length && end + 2 < key.length) key = key.slice(end + 2);
   }
-  for (let stripped = true; stripped; ) {
-    stripped = false;
-    for (const prefix of PREFIXES) {
-      if (key.startsWith(prefix) && key.length > prefix.length) {
-        key = key.slice(prefix.length);
-        stripped = true;
-      }
-    }
-  }
+  key = withoutWrappers(key);
   key = key
     .replace(/[\s\-.:/]+/g, '_')
     .replace(/_+/g, '_')

@@ -1,4 +1,5 @@
 import type { ToolCallDelta } from '../api/chat-types.js';
+import { customCallName, isCustomCall } from './custom-calls.js';
 import { ToolCallIdFixer } from './ids.js';
 import { emptyArguments, startsNewCall, upstreamIndex, usableId } from './normalize-decisions.js';
 import { type NormalizeContext, type NormalizeReport, checkNativeArguments, parseContextOf, resolveCallName } from './normalize-shared.js';
@@ -19,6 +20,8 @@ export interface NativeCall {
   released: boolean;
   clientName: string;
   clientId: string;
+  /** A custom-tool call: its deltas go on as they come (index and id made usable), nothing checked. */
+  custom?: boolean;
 }
 
 export class ChoiceState {
@@ -67,6 +70,7 @@ export function nativeDelta(delta: ToolCallDelta, state: ChoiceState, ctx: Norma
     report.mode = 'native';
   }
   call.upstreamId ??= usableId(delta.id);
+  if (call.custom === true || (!call.released && isCustomCall(delta))) return [customDelta(delta, call, state)];
   const rawFragment = delta.function?.arguments;
   const fragment = typeof rawFragment === 'string' ? rawFragment : '';
   noteArguments(call, fragment);
@@ -102,6 +106,19 @@ export function releaseNative(call: NativeCall, state: ChoiceState, ctx: Normali
   return { ...delta, index: call.outIndex, id: call.clientId, type: 'function', function: { ...delta?.function, name: call.clientName, arguments: typeof fragment === 'string' ? fragment : '' } };
 }
 
+/** A custom-tool call's delta as the client gets it: on its own index, the id once and usable. */
+function customDelta(delta: ToolCallDelta, call: NativeCall, state: ChoiceState): ToolCallDelta {
+  if (!call.released) {
+    call.released = true;
+    call.custom = true;
+    call.clientName = customCallName(delta);
+    call.clientId = state.ids.fix(call.upstreamId);
+    return { ...delta, index: call.outIndex, id: call.clientId };
+  }
+  const { id: _repeated, ...rest } = delta;
+  return rest.index === call.outIndex ? rest : { ...rest, index: call.outIndex };
+}
+
 export function finishReport(state: ChoiceState, ctx: NormalizeContext, report: NormalizeReport): void {
-  for (const call of state.nativeCalls) checkNativeArguments(call.args.text, call.clientName, ctx, report);
+  for (const call of state.nativeCalls) if (call.custom !== true) checkNativeArguments(call.args.text, call.clientName, ctx, report);
 }

@@ -53,3 +53,23 @@ export function toLegacyPiece(piece: ChunkChoice): ChunkChoice | undefined {
   const next: ChunkChoice = { ...piece, delta, finish_reason: finish };
   return isBlank(next) ? undefined : next;
 }
+
+/** Chunks in the legacy protocol (toLegacyPiece per choice): for a stream judged as tool_calls first (the contract). */
+export function toLegacyChunks(chunks: ChatChunk[]): ChatChunk[] {
+  let out: ChatChunk[] | undefined;
+  for (let i = 0; i < chunks.length; i++) {
+    const chunk = chunks[i];
+    let choices: ChunkChoice[] | undefined;
+    for (let j = 0; j < chunk.choices.length; j++) {
+      const piece = toLegacyPiece(chunk.choices[j]);
+      if (piece === chunk.choices[j] && choices === undefined) continue;
+      choices ??= chunk.choices.slice(0, j);
+      if (piece !== undefined) choices.push(piece);
+    }
+    if (choices === undefined && out === undefined) continue;
+    out ??= chunks.slice(0, i);
+    if (choices === undefined) out.push(chunk);
+    else if (choices.length > 0 || (chunk.usage !== undefined && chunk.usage !== null)) out.push({ ...chunk, choices });
+  }
+  return out ?? chunks;
+}

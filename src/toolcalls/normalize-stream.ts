@@ -285,7 +285,7 @@ function flushChoice(index: number, state: ChoiceState, ctx: NormalizeContext, r
     if (!call.released) pieces.push({ index, delta: { tool_calls: [releaseNative(call, state, ctx, report)] }, finish_reason: null });
   }
   for (const call of state.nativeCalls) {
-    if (call.hasArgs || cutOff) continue;
+    if (call.hasArgs || cutOff || call.custom === true) continue;
     call.hasArgs = true;
     call.args.append('{}');
     pieces.push({ index, delta: { tool_calls: [{ index: call.outIndex, function: { arguments: '{}' } }] }, finish_reason: null });

@@ -1,4 +1,5 @@
 import type { AssistantMessage, ChatChoice, ChatCompletion, ToolCall } from '../api/chat-types.js';
+import { isCustomCall } from './custom-calls.js';
 import { ensureUniqueToolCallIds, newToolCallId } from './ids.js';
 import { finishReasonFor, isCutOff, nativeArgumentsText, upstreamIndex } from './normalize-decisions.js';
 import {
@@ -106,6 +107,8 @@ function withReasoning(message: AssistantMessage, reasoning: string): AssistantM
 }
 
 function normalizeNativeCall(call: ToolCall, ctx: NormalizeContext, report: NormalizeReport, cutOff: boolean): ToolCall {
+  // A custom-tool call goes on as the upstream wrote it (only its id may be made usable).
+  if (isCustomCall(call)) return call;
   const fn = call.function ?? { name: '', arguments: '' };
   const name = typeof fn.name === 'string' ? resolveCallName(fn.name, ctx, report) : '';
   const args = nativeArgumentsText(fn.arguments, cutOff);
@@ -118,6 +121,17 @@ function normalizeNativeCall(call: ToolCall, ctx: NormalizeContext, report: Norm
  * A legacy `functions` request gets a legacy answer: the first call as `function_call` (the
  * protocol had one call per answer), finish_reason "function_call" unless the answer was cut off.
  */
+/** A completion in the legacy protocol (see toLegacy): for an answer judged as tool_calls first (the contract). */
+export function toLegacyCompletion(completion: ChatCompletion): ChatCompletion {
+  let changed = false;
+  const choices = completion.choices.map((choice) => {
+    const next = toLegacy(choice);
+    changed ||= next !== choice;
+    return next;
+  });
+  return changed ? { ...completion, choices } : completion;
+}
+
 function toLegacy(choice: ChatChoice): ChatChoice {
   const { tool_calls: calls, ...message } = choice.message;
   if (!calls || calls.length === 0) return choice;

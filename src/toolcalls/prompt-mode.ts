@@ -1,4 +1,5 @@
 import type { ChatMessage, ChatRequest, MessageContent, ToolCall, ToolChoice, ToolDefinition } from '../api/chat-types.js';
+import { customCallInput, customCallName, customToolName, isCustomCall } from './custom-calls.js';
 
 // Prompt mode, for upstreams without native tools: the declared tools (and tool_choice) are
 // written into the system prompt in the Hermes / Qwen convention, and the history is rewritten
@@ -18,7 +19,8 @@ export function toPromptMode(request: ChatRequest): ChatRequest {
 }
 
 export function renderToolsPrompt(tools: readonly ToolDefinition[], toolChoice: ToolChoice | undefined, parallel: boolean): string {
-  const signatures = tools.map((tool) => JSON.stringify({ type: 'function', function: tool.function })).join('\n');
+  // A custom tool (custom-calls.ts) is shown as declared.
+  const signatures = tools.map((tool) => JSON.stringify(customToolName(tool) !== undefined ? tool : { type: 'function', function: tool.function })).join('\n');
   const lines = [
     '# Tools',
     '',
@@ -88,6 +90,7 @@ function rewriteHistory(messages: readonly ChatMessage[]): ChatMessage[] {
 }
 
 export function renderToolCall(call: ToolCall): string {
+  if (isCustomCall(call)) return block(JSON.stringify({ name: customCallName(call), input: customCallInput(call) }));
   const raw = call.function.arguments;
   const name = JSON.stringify(call.function.name);
   const text = typeof raw === 'string' ? raw.trim() : '';

@@ -113,3 +113,16 @@ t.test('format is an annotation: a mismatch alone is no violation; other problem
   const terms = termsOf({ tools: [{ type: 'function', function: { name: 'book', parameters: schema } }] })!;
   t.same(kinds(terms, [call('book', { when: '2025-06-01T10:00:00' })]), []);
 });
+
+// Issue 45: a declared custom tool is a declared tool; its input is free text, never "not a JSON object".
+t.test('custom tools: declared, named by tool_choice and allowed_tools, input not read as JSON', async (t) => {
+  const custom = { type: 'custom', custom: { name: 'run_python', format: { type: 'text' } } };
+  const terms = termsOf({ tools: [...tools, custom as never] })!;
+  t.same(kinds(terms, [call('run_python', 'print(1)')]), []);
+  t.same(kinds(terms, [call('run_ruby', 'puts 1')]), ['undeclared_tool']);
+  const named = termsOf({ tools: [...tools, custom as never], tool_choice: { type: 'custom', custom: { name: 'run_python' } } })!;
+  t.same(named.rule, { kind: 'only', names: ['run_python'], required: true });
+  t.same(kinds(named, [call('get_weather')]), ['wrong_tool']);
+  const allowed = termsOf({ tools: [...tools, custom as never], tool_choice: { type: 'allowed_tools', allowed_tools: { mode: 'auto', tools: [{ type: 'custom', custom: { name: 'run_python' } }] } } })!;
+  t.same(allowed.rule, { kind: 'only', names: ['run_python'], required: false });
+});

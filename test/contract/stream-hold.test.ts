@@ -41,3 +41,21 @@ t.test('a cut-off answer keeps its finish reason and says it was cut off', async
   t.same(released.map((c) => c.choices[0].finish_reason), [null, 'length']);
   t.equal(released[0].choices[0].delta.tool_calls?.[0].function?.arguments, '{"a":', 'the arguments as they came');
 });
+
+// Issue 45: a custom-tool call's deltas (`custom: {name, input}`) are held and released whole, as a custom call.
+t.test('custom-tool calls are held and released as custom calls', async (t) => {
+  const hold = new StreamHold();
+  const out = hold.pushAll([
+    chunk({ role: 'assistant', content: '' }),
+    chunk({ tool_calls: [{ index: 0, id: 'call_c', type: 'custom', custom: { name: 'run_python', input: '' } }] }),
+    chunk({ tool_calls: [{ index: 0, custom: { input: 'print(' } }] }),
+    chunk({ tool_calls: [{ index: 0, custom: { input: '1)' } }] }),
+    chunk({}, 'tool_calls'),
+  ]);
+  t.equal(out.length, 1, 'only the role chunk goes on');
+  const message = hold.messages().get(0)!;
+  t.same(message.tool_calls, [{ id: 'call_c', type: 'custom', custom: { name: 'run_python', input: 'print(1)' } }]);
+  const released = hold.release(new Map([[0, message]]));
+  t.same(released[0].choices[0].delta.tool_calls, [{ id: 'call_c', type: 'custom', custom: { name: 'run_python', input: 'print(1)' }, index: 0 }]);
+  t.equal(released[1].choices[0].finish_reason, 'tool_calls');
+});

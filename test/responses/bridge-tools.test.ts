@@ -65,6 +65,17 @@ t.test('tool_choice: custom and namespaced tools by their chat name; a left-out 
   }
 });
 
+// Issue 45: the allowed_tools list reaches chat (and the contract) under the chat names.
+t.test('tool_choice allowed_tools: the list in chat words, by chat name; left-out tools left out of it', async (t) => {
+  const bridged = bridgeTools(CODEX_TOOLS, 'hf');
+  const choice = { type: 'allowed_tools', mode: 'required', tools: [{ type: 'function', name: 'spawn_agent', namespace: 'multi_agent_v1' }, { type: 'custom', name: 'apply_patch' }, { type: 'web_search_preview' }] };
+  t.same(bridgeToolChoice(choice, bridged, 'hf'), {
+    type: 'allowed_tools',
+    allowed_tools: { mode: 'required', tools: [{ type: 'function', function: { name: 'multi_agent_v1__spawn_agent' } }, { type: 'function', function: { name: 'apply_patch' } }] },
+  });
+  t.same(bridgeToolChoice({ type: 'allowed_tools', mode: 'auto', tools: [] }, bridged, 'hf'), { type: 'allowed_tools', allowed_tools: { mode: 'auto', tools: [] } });
+});
+
 t.test('regex grammars: checked only in linear time and within the size cap', async (t) => {
   t.equal(patternOf('[0-9]{3}-[a-z]+'), '^(?:[0-9]{3}-[a-z]+)$');
   t.equal(patternOf('(a)\\1'), undefined, 'a backreference: RE2 cannot run it, not checked');

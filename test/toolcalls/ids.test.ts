@@ -12,6 +12,16 @@ t.test('placeholders', async (t) => {
   for (const id of ['call_abc123', 'a1B2c3D4e', 'toolu_01A09q90qw90lq917835lq9', 'fc_68a1b2c3d4']) t.notOk(isPlaceholderId(id), id);
 });
 
+// Issue 45: Kimi K2 (vLLM, SGLang) numbers its calls per answer, the same in every conversation.
+t.test('counter-style ids with a tool name are placeholders', async (t) => {
+  for (const id of ['functions.get_weather:0', 'functions.get_weather:12', 'get_weather:1', 'functions.mcp__prod__drop_table:3', ' functions.search-docs:0 ']) t.ok(isPlaceholderId(id), id);
+  for (const id of ['functions.get_weather', 'get_weather:x', ':0', 'call_abc123:zz', `${'a'.repeat(400)}:0`]) t.notOk(isPlaceholderId(id), id);
+  const fixed = ensureUniqueToolCallIds([{ id: 'functions.get_weather:0' }, { id: 'functions.get_time:1' }]);
+  t.equal(fixed.replaced, 2);
+  for (const call of fixed.calls) t.match(call.id, /^call_[A-Za-z0-9]{24}$/);
+  t.match(new ToolCallIdFixer().fix('functions.get_weather:0'), /^call_[A-Za-z0-9]{24}$/, 'streams too');
+});
+
 t.test('ensureUniqueToolCallIds', async (t) => {
   const good = [{ id: 'call_aaa' }, { id: 'call_bbb' }];
   t.equal(ensureUniqueToolCallIds(good).calls, good, 'unchanged array returned as is');

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { createNameResolver, normalizeToolName } from '../../src/toolcalls/names.js';
+import { createNameResolver, normalizeToolName, qualifierOf } from '../../src/toolcalls/names.js';
 
 function resolverFor(declared: readonly string[], aliases: Record<string, string> = {}) {
   return createNameResolver(declared, aliases);
@@ -33,8 +33,6 @@ t.test('normalization: prefixes, affixes, case, separators', async (t) => {
     ['getweather', 'get_weather'],
     ['get_calendar_events', 'getCalendarEvents'],
     ['send_email', 'send-email'],
-    ['mcp__files__read_file', 'read_file'],
-    ['MCP__Files__Read_File', 'read_file'],
     ['functions.tool_get_weather', 'get_weather'],
   ];
   for (const [called, expected] of cases) t.same(resolve(called), { name: expected, how: 'normalized' }, called);
@@ -69,4 +67,22 @@ t.test('no similarity matching: near names and opposites are reported, never gue
   const mcp = resolverFor(['mcp__github__create_issue', 'mcp__jira__create_issue', 'mcp__github__list_repos']);
   t.same(mcp('list_repos'), { name: 'mcp__github__list_repos', how: 'normalized' });
   t.equal(mcp('create_issue'), null, 'two servers declare it: ambiguous');
+});
+
+// A prefix that names an MCP server or a namespace is part of the name: never aliased across.
+t.test('server and namespace prefixes: never across them', async (t) => {
+  const tools = resolverFor(['mcp__prod__drop_table', 'mcp__github__create_issue', 'mcp__jira__create_issue', 'read_file', 'billing.refund']);
+  for (const called of ['mcp__staging__drop_table', 'MCP__Staging__Drop_Table', 'staging/drop_table', 'staging.drop_table', 'staging:drop_table', 'mcp__gitlab__create_issue', 'mcp__files__read_file', 'MCP__Files__Read_File', 'files/read_file', 'shop.refund', 'mcp__shop__refund']) {
+    t.equal(tools(called), null, called);
+  }
+  t.same(tools('MCP__Prod__Drop_Table'), { name: 'mcp__prod__drop_table', how: 'normalized' }, 'the same server, another spelling');
+  t.same(tools('mcp__GitHub__createIssue'), { name: 'mcp__github__create_issue', how: 'normalized' }, 'the server named picks among two');
+  t.same(tools('drop_table'), { name: 'mcp__prod__drop_table', how: 'normalized' }, 'a bare name finds the one declared tool it names');
+  t.same(tools('functions.mcp__prod__drop_table'), { name: 'mcp__prod__drop_table', how: 'normalized' }, "a model's own wrapper is no server");
+  t.same(tools('Billing.Refund'), { name: 'billing.refund', how: 'normalized' });
+  t.same(tools('functions.read_file'), { name: 'read_file', how: 'normalized' });
+  t.equal(qualifierOf('mcp__prod__drop_table'), 'prod');
+  t.equal(qualifierOf('prod/drop_table'), 'prod');
+  t.equal(qualifierOf('default_api:get_weather'), '');
+  t.equal(qualifierOf('functions.get_weather'), '');
 });

@@ -98,3 +98,13 @@ t.test('a text call may use the upstream-encoded name', async (t) => {
   t.equal(out.choices[0].message.tool_calls?.[0].function.name, 'mcp/server:search.docs');
   t.same(report.aliased, []);
 });
+
+// Issue 45: another MCP server's tool is not the declared one (docs/text-calls.md, names).
+t.test("a call to an undeclared server's tool keeps its name: never the declared server's", async (t) => {
+  const tools = [tool('mcp__prod__drop_table', { table: { type: 'string' } }, ['table'])];
+  const input = completion(null, [call('call_abcdefghijklmnopqrstuvwx', 'mcp__staging__drop_table', '{"table":"users"}')], 'tool_calls');
+  const { completion: out, report } = normalizeCompletion(input, normalizeContext(tools));
+  t.equal(out.choices[0].message.tool_calls![0].function.name, 'mcp__staging__drop_table');
+  t.same(report.aliased, []);
+  t.equal(report.unknownNames, 1, 'counted as an unknown name');
+});

@@ -94,3 +94,16 @@ t.test('renderToolCall: arguments too deep to re-serialize go in as their own JS
     '<tool_call>\n{"name":"f","arguments":"not json"}\n</tool_call>',
   );
 });
+
+// Issue 45: custom tools (`type: "custom"`) in prompt mode are shown as declared, their calls as name + input; never a crash.
+t.test('custom tools and their calls in prompt mode', async (t) => {
+  const custom = { type: 'custom', custom: { name: 'run_python', description: 'Runs Python' } };
+  const customCall = { id: 'c9', type: 'custom', custom: { name: 'run_python', input: 'print(1)' } };
+  const out = toPromptMode({
+    model: 'm',
+    tools: [...TOOLS, custom as never],
+    messages: [{ role: 'user', content: 'go' }, { role: 'assistant', content: null, tool_calls: [customCall as never] }, { role: 'tool', tool_call_id: 'c9', content: '1' }],
+  });
+  t.match(out.messages[0].content, /"type":"custom","custom":\{"name":"run_python"/);
+  t.equal(out.messages[2].content, '<tool_call>\n{"name":"run_python","input":"print(1)"}\n</tool_call>');
+});

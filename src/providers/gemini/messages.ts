@@ -2,6 +2,7 @@ import type { ChatMessage, ContentPart, ToolCall } from '../../api/chat-types.js
 import { errors } from '../../errors.js';
 import { isJsonObject } from './schema.js';
 import type { GeminiContent, GeminiPart } from './wire-types.js';
+import { customCallInput, customCallName, isCustomCall } from '../../toolcalls/custom-calls.js';
 
 // OpenAI messages → Gemini `contents` + `systemInstruction`, keeping Gemini's turn rules:
 // roles alternate (consecutive same-role turns are merged), a function-call turn is followed
@@ -48,7 +49,7 @@ export function toContents(messages: ChatMessage[], options: ContentsOptions): C
         break;
       case 'assistant': {
         const calls = message.tool_calls ?? [];
-        for (const call of calls) callNames.set(call.id, call.function.name);
+        for (const call of calls) callNames.set(call.id, callName(call));
         lastCalls = calls;
         turns.push({ role: 'model', parts: [...textParts(message.content || message.refusal), ...calls.map((c) => callPart(c, options))] });
         break;
@@ -77,10 +78,15 @@ export function toContents(messages: ChatMessage[], options: ContentsOptions): C
   return { contents, ...(system.length > 0 ? { systemInstruction: { parts: system } } : {}) };
 }
 
+/** A call's name; an OpenAI custom-tool call in the history (Gemini has no such tools) goes as a call with its text input. */
+function callName(call: ToolCall): string {
+  return isCustomCall(call) ? customCallName(call) : call.function.name;
+}
+
 function callPart(call: ToolCall, options: ContentsOptions): GeminiPart {
   const meta = options.meta(call.id);
   const part: GeminiPart = {
-    functionCall: { ...(meta?.upstreamId ? { id: meta.upstreamId } : {}), name: call.function.name, args: parseArguments(call.function.arguments) },
+    functionCall: { ...(meta?.upstreamId ? { id: meta.upstreamId } : {}), name: callName(call), args: isCustomCall(call) ? { input: customCallInput(call) } : parseArguments(call.function.arguments) },
   };
   const signature = meta?.thoughtSignature ?? signatureFromExtraContent(call);
   if (signature) part.thoughtSignature = signature;

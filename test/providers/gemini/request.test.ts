@@ -158,3 +158,11 @@ t.test('model paths', async (t) => {
   t.equal(modelPath('gemini-2.5-flash', true), '/models/gemini-2.5-flash:streamGenerateContent?alt=sse');
   t.equal(modelPath('tunedModels/my-model', false), '/tunedModels/my-model:generateContent');
 });
+
+// Issue 45: an OpenAI custom-tool call in the history (Gemini has no custom tools) goes as a call with its text input, never a crash.
+t.test('a custom-tool call in the history', async (t) => {
+  const custom = { id: 'c1', type: 'custom', custom: { name: 'run_python', input: 'print(1)' } } as never;
+  const body = build({ tools: [weatherTool], messages: [{ role: 'user', content: 'go' }, { role: 'assistant', content: null, tool_calls: [custom] }, { role: 'tool', tool_call_id: 'c1', content: '1' }] });
+  t.same(body.contents[1].parts[0].functionCall, { name: 'run_python', args: { input: 'print(1)' } });
+  t.equal(body.contents[2].parts[0].functionResponse?.name, 'run_python');
+});
