@@ -4,7 +4,7 @@
 //   node --expose-gc --import tsx scripts/measure-schema-cache.ts [schemas, default 6000]
 import { Ajv } from 'ajv';
 import { LRUCache } from 'lru-cache';
-import type { RepairBudget } from '../src/repair/bounded-json.js';
+import type { RepairBudget } from '../src/util/bounded-json.js';
 import { linearFormats, linearRegExp } from '../src/toolcalls/linear-regexp.js';
 import { schemaValidators, validatorFor } from '../src/toolcalls/schema-validators.js';
 

@@ -4,7 +4,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { ChatRequest } from '../src/api/chat-types.js';
 import { allPrefixFingerprints } from '../src/ledger/fingerprint.js';
-import { RepairBudget } from '../src/repair/bounded-json.js';
+import { RepairBudget } from '../src/util/bounded-json.js';
 import { DEFAULT_REPAIR_OPTIONS, FINDING_KINDS, declaredToolsOf, repairRequest } from '../src/repair/index.js';
 import type { LedgerEntry } from '../src/ledger/types.js';
 

@@ -1,12 +1,12 @@
 import type { ServerResponse } from 'node:http';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
-import { registerBodyValidation } from './api/validated-body.js';
+import { registerBodyValidation } from './routes/validated-body.js';
 import { createAuth } from './auth/index.js';
-import { registerGuards } from './auth/guard.js';
+import { registerGuards } from './routes/guard.js';
 import type { LoadedConfig } from './config/load.js';
 import { errors, replyHeaders } from './errors.js';
-import type { Gateway } from './gateway.js';
+import type { Gateway } from './pipeline/gateway.js';
 import { toGatewayError } from './http/errors.js';
 import { drainBody } from './http/drain-body.js';
 import { parseJsonBody } from './http/json-body.js';
@@ -24,21 +24,21 @@ import { createProviders } from './providers/registry.js';
 import { Resilience } from './resilience/index.js';
 import { ModelRouter } from './routing/router.js';
 import { registerChatCompletions } from './routes/chat-completions.js';
-import { registerHealth, type Readiness } from './routes/health.js';
+import { registerHealth } from './routes/health.js';
 import { registerLint } from './routes/lint.js';
 import { registerMetrics } from './routes/metrics.js';
 import { registerModels } from './routes/models.js';
 import { registerResponses } from './routes/responses.js';
 import { registerResponsesSocket, registerWebSocketSupport } from './routes/responses-socket.js';
 import { registerMessages } from './routes/messages.js';
-import type { ResponseStore } from './responses/store.js';
+import type { ResponseStore } from './state/response-store.js';
 import { endpointOf, isPipelineRoute, keepJournal, peekRequestInfo } from './routes/request-context.js';
 import { Inspector } from './inspector/index.js';
 import { registerInspectorApi } from './routes/inspector.js';
 import { registerInspectorPage } from './routes/inspector-page.js';
-import { createState, stateReadiness } from './state/index.js';
+import { createState, stateReadiness, type Readiness } from './state/index.js';
 import { startTracing } from './tracing/index.js';
-import { registerTracing } from './tracing/plugin.js';
+import { registerTracing } from './routes/tracing-plugin.js';
 
 /** What the access-log listener reads of a response: its request and when it started. */
 const ACCESS = Symbol('toolgate.access');
@@ -174,7 +174,7 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions): Pro
     );
   }
 
-  // Callback-style hooks (here and in auth/guard.ts): an async hook costs a promise per request.
+  // Callback-style hooks (here and in routes/guard.ts): an async hook costs a promise per request.
   app.addHook('onRequest', (request, reply, done) => {
     // With the reply's own headers (one object for Node to write); SSE replies write their head
     // themselves and add it there (http/sse.ts). A header set on the raw response made Node merge

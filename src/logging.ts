@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { Writable } from 'node:stream';
 import pino, { type Logger } from 'pino';
 import type { PrettyOptions } from 'pino-pretty';
-import { createRedactor } from './secrets.js';
+import { createRedactor } from './config/secrets.js';
 
 // pino logs: JSON lines for machines, or pino-pretty's readable lines for a person at a terminal.
 // Two layers keep secrets out of both: path redaction for the fields we know (Authorization, API

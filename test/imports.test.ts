@@ -69,6 +69,86 @@ t.test('src/ has no import cycles', async (t) => {
   t.same(cycles, [], 'no module imports itself through others');
 });
 
+/**
+ * The layers of src/, top to bottom. A unit is a folder of src/ or a file at its top. A unit imports
+ * only units of its own layer or below, no two units import each other, and units do not import in a
+ * circle: static, dynamic and type-only imports alike. A new folder takes its place here.
+ */
+export const LAYERS: readonly (readonly string[])[] = [
+  ['main', 'cli'], // entry points
+  ['app'], // the composition root: builds the gateway from its config, registers the routes
+  ['routes'], // the HTTP doors: body validation, the key guard, the request context
+  ['messages', 'responses', 'inspector'], // dialects and pages over the chat pipeline
+  ['edge'], // what every door runs around the pipeline: the answer's headers, its delivery
+  ['pipeline'], // the request path: repair → resolve model → upstream caller → normalize
+  ['state'], // where the stores live (memory or Redis)
+  ['contract', 'repair', 'tracing', 'auth'], // steps of the request path and what they keep
+  ['toolcalls', 'routing'], // call parsing and normalizing; model resolution
+  ['providers'], // the upstream adapters
+  ['ledger', 'metrics'], // the call ledger; the metrics facade
+  ['api', 'http', 'logging', 'resilience', 'request-echo'], // wire shapes, HTTP and retry helpers
+  ['config', 'errors', 'util', 'client-abort', 'is-record'], // config, the error catalogue, shared utilities
+];
+
+/** The unit of a file under src/: its top folder, or its own name for a file at the top. */
+export function unitOf(relativePath: string): string {
+  const [first, ...rest] = relativePath.split('/');
+  return rest.length > 0 ? first : first.replace(/\.ts$/, '');
+}
+
+/** The unit graph of a module graph (files relative to src/). */
+export function unitGraph(files: ReadonlyMap<string, readonly string[]>): Map<string, string[]> {
+  const units = new Map<string, Set<string>>();
+  for (const [file, deps] of files) {
+    const from = unitOf(file);
+    const targets = units.get(from) ?? new Set<string>();
+    units.set(from, targets);
+    for (const dep of deps) if (unitOf(dep) !== from) targets.add(unitOf(dep));
+  }
+  return new Map([...units].map(([unit, targets]) => [unit, [...targets].sort()]));
+}
+
+/** What breaks the layers: units not placed, imports that point up, pairs that import each other, circles. */
+export function layerProblems(units: ReadonlyMap<string, readonly string[]>, layers: readonly (readonly string[])[]): string[] {
+  const level = new Map(layers.flatMap((layer, at) => layer.map((unit) => [unit, at] as const)));
+  const problems: string[] = [];
+  for (const [unit, targets] of units) {
+    const from = level.get(unit);
+    if (from === undefined) problems.push(`${unit}: not in LAYERS`);
+    for (const target of targets) {
+      const to = level.get(target);
+      if (from !== undefined && to !== undefined && to < from) problems.push(`${unit} → ${target}: imports a layer above it`);
+      if (unit < target && units.get(target)?.includes(unit)) problems.push(`${unit} ↔ ${target}: import each other`);
+    }
+  }
+  for (const cycle of findCycles(units)) if (cycle.length > 2) problems.push(`${cycle.join(' → ')}: import in a circle`);
+  return problems;
+}
+
+t.test('the layer check sees units out of place, upward imports, pairs and circles', async (t) => {
+  const layers = [['top'], ['mid'], ['low']];
+  t.same(layerProblems(new Map([['top', ['mid', 'low']], ['mid', ['low']], ['low', []]]), layers), []);
+  t.same(layerProblems(new Map([['low', ['top']], ['top', []]]), layers), ['low → top: imports a layer above it']);
+  t.same(layerProblems(new Map([['new', []]]), layers), ['new: not in LAYERS']);
+  const same = [['a', 'b', 'c']];
+  t.same(layerProblems(new Map([['a', ['b']], ['b', ['a']]]), same), ['a ↔ b: import each other']);
+  t.same(layerProblems(new Map([['a', ['b']], ['b', ['c']], ['c', ['a']]]), same), ['a → b → c: import in a circle']);
+  t.same(unitOf('pipeline/gateway.ts'), 'pipeline');
+  t.same(unitOf('app.ts'), 'app');
+});
+
+t.test('src/ folders form layers: every import points down, none both ways, none in a circle', async (t) => {
+  const files = new Map<string, string[]>();
+  for (const [file, found] of specifiers) {
+    const local = found.filter((specifier) => specifier.startsWith('.'));
+    files.set(relative(SRC, file), local.map((specifier) => relative(SRC, normalize(join(dirname(file), specifier.replace(/\.js$/, '.ts'))))));
+  }
+  const units = unitGraph(files);
+  t.ok(units.size >= 20, `${units.size} units`);
+  t.same(layerProblems(units, LAYERS), [], 'the layers of docs/architecture.md');
+  t.same(LAYERS.flat().filter((unit) => !units.has(unit)), [], 'every unit in LAYERS exists');
+});
+
 interface PackageJson {
   dependencies?: Record<string, string>;
   exports?: unknown;

@@ -35,3 +35,8 @@ t.test('every test folder mirrors a src folder or is a named cross-cutting one',
   walk('');
   t.same(strays, [], 'no test folder outside the mirror of src/');
 });
+
+t.test('the top of test/ holds only test files (no leftover scripts)', async (t) => {
+  const loose = readdirSync(join(root, 'test')).filter((name) => !statSync(join(root, 'test', name)).isDirectory() && !name.endsWith('.test.ts'));
+  t.same(loose, [], 'a script that is not a test lives in a named folder (helpers/, run/, …) or nowhere');
+});

@@ -4,7 +4,7 @@ import type { Metrics } from '../metrics/index.js';
 import type { CounterStore } from './counters.js';
 import { KeyRing } from './keys.js';
 import { Limiter } from './limits.js';
-import { createRedactor } from '../secrets.js';
+import { createRedactor } from '../config/secrets.js';
 
 export { KeyRing, namesOf, type GatewayKey } from './keys.js';
 export { MemoryCounterStore, type CounterStore } from './counters.js';

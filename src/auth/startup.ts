@@ -1,6 +1,6 @@
 import { ConfigError } from '../config/load.js';
 import type { GatewayConfig } from '../config/schema.js';
-import { maskUrl } from '../secrets.js';
+import { maskUrl } from '../config/secrets.js';
 
 // Without gateway keys the gateway lends its upstream keys to anyone who can reach it. It then
 // listens on loopback only; a non-loopback address (server.host or HOST) without keys refuses to

@@ -1,7 +1,7 @@
 import { stringify } from 'yaml';
 import { ConfigError, loadConfigFile } from '../config/load.js';
-import { createRedactor } from '../secrets.js';
-import { resolveConfigPath } from './paths.js';
+import { createRedactor } from '../config/secrets.js';
+import { resolveConfigPath } from '../config/paths.js';
 
 // `toolgate check-config [file]`: load and validate a config exactly as `toolgate serve` would
 // (env placeholders resolved, defaults filled in) and print the result with every secret masked.

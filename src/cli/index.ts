@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError } from '../config/load.js';
 import { checkConfigCommand } from './check-config.js';
 import { lintCommand } from './lint.js';
-import { packageVersion } from './paths.js';
+import { packageVersion } from '../config/paths.js';
 import { SERVE_OPTIONS, serveFromArgs } from './serve.js';
 
 // The `toolgate` command (package.json "bin"). Each subcommand lives in its own file.

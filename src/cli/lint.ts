@@ -4,7 +4,7 @@ import type { ChatRequest, RawChatRequest } from '../api/chat-types.js';
 import { loadConfigFile } from '../config/load.js';
 import { isGatewayError } from '../errors.js';
 import { EMPTY_SNAPSHOT } from '../ledger/types.js';
-import { RepairBudget } from '../repair/bounded-json.js';
+import { RepairBudget } from '../util/bounded-json.js';
 import { DEFAULT_REPAIR_OPTIONS, declaredToolsOf, repairRequest, strictVerdictOf, summarizeFindings } from '../repair/index.js';
 import type { Finding, RepairOptions } from '../repair/types.js';
 

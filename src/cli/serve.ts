@@ -5,7 +5,7 @@ import { ConfigError, loadConfigFile } from '../config/load.js';
 import { errors } from '../errors.js';
 import { cutOpenStreams } from '../http/sse.js';
 import { chooseLogFormat, createLogger } from '../logging.js';
-import { resolveConfigPath } from './paths.js';
+import { resolveConfigPath } from '../config/paths.js';
 
 // `toolgate [serve]` and `node dist/main.js`: config → app → listen; SIGTERM/SIGINT drain in-flight
 // requests, bounded by server.shutdownGraceMs.

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
-import { configSecrets } from '../secrets.js';
+import { configSecrets } from './secrets.js';
 import { configSchema, type GatewayConfig } from './schema.js';
 
 export class ConfigError extends Error {

@@ -1,6 +1,6 @@
 import type { ErrorObject } from 'ajv';
 import { isRecord } from '../is-record.js';
-import { repairJsonBounded, type RepairBudget } from '../repair/bounded-json.js';
+import { repairJsonBounded, type RepairBudget } from '../util/bounded-json.js';
 import { MAX_VALIDATED_CHARS } from '../toolcalls/arguments.js';
 import { findJsonEnd } from '../toolcalls/text/json-scan.js';
 import { validatorFor } from '../toolcalls/schema-validators.js';

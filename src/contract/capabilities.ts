@@ -3,7 +3,7 @@ import type { ChatRequest } from '../api/chat-types.js';
 import { GatewayError } from '../errors.js';
 import { isRecord } from '../is-record.js';
 import { saysItself, upstream400Message } from '../request-echo.js';
-import { ANONYMOUS_SCOPE, scopedKey } from '../state/scope.js';
+import { ANONYMOUS_SCOPE, scopedKey } from '../util/scope.js';
 
 // What an upstream honours of the contract's request fields, per provider and model
 // (docs/contract.md "Asking first"). toolgate first asks for what the request wants in the

@@ -1,4 +1,4 @@
-import type { RepairBudget } from '../repair/bounded-json.js';
+import type { RepairBudget } from '../util/bounded-json.js';
 import { checkArguments, type ArgumentsRepair } from './arguments.js';
 import { CUSTOM_TOOL, type ContractTerms } from './terms.js';
 

@@ -1,6 +1,6 @@
 import type { AssistantMessage, ChatCompletion } from '../api/chat-types.js';
-import type { RepairBudget } from '../repair/bounded-json.js';
-import { customCallInput, customCallName, isCustomCall } from '../toolcalls/custom-calls.js';
+import type { RepairBudget } from '../util/bounded-json.js';
+import { customCallInput, customCallName, isCustomCall } from '../api/custom-calls.js';
 import type { ArgumentsRepair } from './arguments.js';
 import { checkAnswer, type AnswerCall, type RepairedCall, type Violation } from './check.js';
 import type { ContractTerms } from './terms.js';

@@ -1,5 +1,5 @@
 import type { AssistantMessage, ChatChunk, ChunkChoice, FinishReason, ToolCall } from '../api/chat-types.js';
-import { customCallInput, customCallName, isCustomCall } from '../toolcalls/custom-calls.js';
+import { customCallInput, customCallName, isCustomCall } from '../api/custom-calls.js';
 import { finishReasonFor, isCutOff } from '../toolcalls/normalize-decisions.js';
 
 // One streamed answer on its way through the contract: content (and every other delta field)

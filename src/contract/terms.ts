@@ -1,6 +1,6 @@
 import type { ChatRequest, ToolChoice } from '../api/chat-types.js';
 import { isRecord } from '../is-record.js';
-import { customToolName } from '../toolcalls/custom-calls.js';
+import { customToolName } from '../api/custom-calls.js';
 
 // What a chat request allows its answer, read only from the chat request's own fields
 // (`tools`, `tool_choice`, `parallel_tool_calls`): every front door (chat, the Responses bridge,

@@ -1,12 +1,12 @@
 import type { ChatChunk, RawChatRequest } from '../api/chat-types.js';
 import { errors, isGatewayError } from '../errors.js';
-import type { Gateway } from '../gateway.js';
+import type { Gateway } from '../pipeline/gateway.js';
 import { runChat, type ChatCallInput } from '../pipeline/chat.js';
 import { logAdvisory } from '../pipeline/repair-step.js';
 import { summarizeFindings, summarizeWarnings } from '../repair/index.js';
 import type { Finding } from '../repair/types.js';
 import { classifyFailure, logFailure } from '../resilience/index.js';
-import { mergeRepairHeaders } from '../responses/prepared.js';
+import { mergeRepairHeaders } from './repair-headers.js';
 import type { EdgeDialect, EdgeResult } from './types.js';
 
 // The edge runner: a request already translated to chat goes down the one chat path (repair,

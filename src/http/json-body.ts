@@ -1,6 +1,6 @@
 import type { LimitsConfig } from '../config/schema.js';
 import { errors } from '../errors.js';
-import { bracketDepth } from '../repair/bounded-json.js';
+import { bracketDepth } from '../util/bounded-json.js';
 
 // Request bodies are JSON whatever the content-type says. After parsing, one iterative walk
 // (no recursion, so no stack overflow on hostile nesting) enforces the depth and string limits

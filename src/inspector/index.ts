@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { InspectorConfig } from '../config/schema.js';
 import type { RequestInfo } from '../pipeline/request-info.js';
-import { scopeOf } from '../state/scope.js';
+import { scopeOf } from '../util/scope.js';
 import { buildRecord, type RequestEnd } from './record.js';
 import { InspectorStore } from './store.js';
 

@@ -1,5 +1,5 @@
-import { EntryCap, type StoreStats } from '../state/budget.js';
-import { ANONYMOUS_SCOPE } from '../state/scope.js';
+import { EntryCap, type StoreStats } from '../util/budget.js';
+import { ANONYMOUS_SCOPE } from '../util/scope.js';
 import type { ToolCall } from '../api/chat-types.js';
 import { ByteRing, MAX_RING_BYTES, UTF16 } from './byte-ring.js';
 import { callHash, KeyIndex, prefixHash } from './key-index.js';

@@ -1,5 +1,5 @@
 import type { AssistantMessage } from '../api/chat-types.js';
-import type { StoreStats } from '../state/budget.js';
+import type { StoreStats } from '../util/budget.js';
 
 // What the gateway remembers about an assistant message it returned.
 export interface LedgerEntry {
@@ -27,7 +27,7 @@ export interface LedgerQuery {
 
 /**
  * Storage seam: memory (a byte ring off the V8 heap, TTL + byte budget) by default; Redis implements the same.
- * A ledger object is a view of one tenant scope (see src/state/scope.ts): record and lookup
+ * A ledger object is a view of one tenant scope (see src/util/scope.ts): record and lookup
  * see only that scope's entries; the gateway's own object is the anonymous scope, and
  * `forScope` gives the view of a gateway key over the same storage.
  */

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AssistantMessage, ChatChoice, ChatCompletion, FinishReason, Usage } from '../api/chat-types.js';
 import { isRecord } from '../is-record.js';
-import { repairJsonBounded, type RepairBudget } from '../repair/bounded-json.js';
+import { repairJsonBounded, type RepairBudget } from '../util/bounded-json.js';
 import { reasoningTextOf } from '../responses/from-chat.js';
 import type { MessageObject, MessageUsage, MessagesRequest, OutputBlock, StopReason } from './types.js';
 

@@ -1,5 +1,5 @@
 import { errors } from '../errors.js';
-import type { Gateway } from '../gateway.js';
+import type { Gateway } from '../pipeline/gateway.js';
 import { sseEvent } from '../http/sse.js';
 import { targetFor, type ChatCallInput } from '../pipeline/request-info.js';
 import { noteDialectRepairs, runEdge } from '../edge/run.js';
@@ -8,15 +8,15 @@ import { MessageEventSynthesizer, type MessageEvent } from './events.js';
 import { messageFromCompletion, newMessageId, type AnswerOptions } from './from-chat.js';
 import { repairMessages } from './repair/index.js';
 import { toChatRequest } from './to-chat.js';
-import { mergeRepairHeaders } from '../responses/prepared.js';
-import { scopeOf } from '../state/scope.js';
+import { mergeRepairHeaders } from '../edge/repair-headers.js';
+import { scopeOf } from '../util/scope.js';
 import type { MessageObject, MessagesRequest } from './types.js';
 
 // `POST /v1/messages`, read top to bottom: (validated by the route) → the dialect's repair passes
 // → translate to chat → the one chat path (runEdge → runChat) → the answer as a Message or as
 // Messages stream events. Nothing is stored: a Messages conversation travels whole in each request.
 
-/** `request` was validated by the route's preValidation (api/validated-body.ts). */
+/** `request` was validated by the route's preValidation (routes/validated-body.ts). */
 export async function createMessage(request: MessagesRequest, input: ChatCallInput, gateway: Gateway): Promise<EdgeResult<MessageObject>> {
   const repaired = repairMessages(request, gateway.repairOptions);
   const repairs = noteDialectRepairs(repaired.findings, request.messages, repaired.history.messages, input, gateway);

@@ -136,7 +136,7 @@ export function defineMetrics(registry: Registry) {
 
 export type MetricSet = ReturnType<typeof defineMetrics>;
 
-/** What one state store reports at scrape time (see src/state/budget.ts StoreStats). */
+/** What one state store reports at scrape time (see src/util/budget.ts StoreStats). */
 export interface StoreReading {
   store: string;
   bytes?: number;

@@ -15,7 +15,7 @@ export interface TaskKeyInput {
   /** The OpenAI `metadata` field (task_id / session_id / conversation_id / thread_id are used). */
   metadata?: unknown;
   messages: ReadonlyArray<Pick<ChatMessage, 'role' | 'content'>>;
-  /** The tenant scope of the caller's gateway key (src/state/scope.ts); '' or absent: anonymous. */
+  /** The tenant scope of the caller's gateway key (src/util/scope.ts); '' or absent: anonymous. */
   scope?: string;
 }
 

@@ -4,41 +4,15 @@
 // (repair kind, alias "how") that falls back to `other`. Never tool names, ids or user text.
 import type { Registry } from 'prom-client';
 import type { Usage } from '../api/chat-types.js';
+import type { LlmCallOutcome } from '../resilience/outcomes.js';
 import type { PriceLookup } from './pricing.js';
 
 /** Gateway endpoints (`endpoint` label). Anything else is recorded as `other`. */
 export const ENDPOINTS = ['chat_completions', 'responses', 'messages', 'models', 'health', 'metrics', 'other'] as const;
 export type Endpoint = (typeof ENDPOINTS)[number];
 
-/**
- * What happened to one upstream (LLM) call — `toolgate_llm_calls_total{outcome}`. Every call
- * gets exactly one outcome:
- * - `success`          2xx and the answer was used (for streams: the stream completed).
- * - `error_4xx`        upstream 4xx other than 429, final (the client got an error).
- * - `rate_limited`     upstream 429, final.
- * - `error_5xx`        upstream 5xx, final.
- * - `timeout`          no first byte within timeoutMs, or a stream went idle; final.
- * - `connect_error`    DNS / refused / reset before a response; final.
- * - `invalid_response` 2xx that toolgate could not read (bad JSON, broken SSE); final.
- * - `aborted`          the client went away or the gateway cancelled it; not an upstream error.
- * - `retried`          the call failed and the gateway repeated it on the same route and mode.
- * - `fallback`         the call failed or its answer was rejected and the gateway went on with a
- *                      different route/model or a different tool mode (e.g. native → prompt).
- * Upstream error rate = every outcome except `success` and `aborted`, over all calls.
- */
-export const LLM_CALL_OUTCOMES = [
-  'success',
-  'error_4xx',
-  'rate_limited',
-  'error_5xx',
-  'timeout',
-  'connect_error',
-  'invalid_response',
-  'aborted',
-  'retried',
-  'fallback',
-] as const;
-export type LlmCallOutcome = (typeof LLM_CALL_OUTCOMES)[number];
+// The outcomes of one upstream call live with the code that decides them (resilience/outcomes.ts).
+export { LLM_CALL_OUTCOMES, type LlmCallOutcome } from '../resilience/outcomes.js';
 
 /**
  * How the tool calls of one answer were obtained (`mode` label):

@@ -1,7 +1,7 @@
 import type { ChatChunk, ChatCompletion, ChatRequest, RawChatRequest, ToolCall } from '../api/chat-types.js';
 import { reasoningTextOf } from '../api/reasoning-text.js';
 import { errors } from '../errors.js';
-import type { Gateway } from '../gateway.js';
+import type { Gateway } from './gateway.js';
 import type { ResponseMode } from '../metrics/index.js';
 import { normalizeCompletion, toLegacyCompletion, type NormalizeReport } from '../toolcalls/normalize.js';
 import { answerWarnings } from '../toolcalls/normalize-shared.js';
@@ -13,7 +13,7 @@ import { staged, type BatchStage } from './batch-stage.js';
 import { providerContext } from './provider-context.js';
 import { recordAnswer, StreamAnswerRecorder } from './record.js';
 import { repairStep } from './repair-step.js';
-import { scopeOf } from '../state/scope.js';
+import { scopeOf } from '../util/scope.js';
 import { targetFor, UpstreamTextKeeper, type AnswerNote, type ChatCallInput, type RequestInfo } from './request-info.js';
 import { RequestTelemetry, taskHeaderOf } from './telemetry.js';
 import { termsOf, unsatisfiable } from '../contract/index.js';

@@ -1,10 +1,10 @@
 import type { AssistantMessage, ChatRequest, Usage } from '../api/chat-types.js';
 import { policyFor, reaskRequest, termsOf, type ArgumentsRepair, type ContractPolicy, type ContractTerms, type Violation } from '../contract/index.js';
 import { errors, type GatewayError } from '../errors.js';
-import type { Gateway } from '../gateway.js';
+import type { Gateway } from './gateway.js';
 import type { AbortSignalLike } from '../client-abort.js';
 import type { ReaskOutcome } from '../metrics/index.js';
-import type { RepairBudget } from '../repair/bounded-json.js';
+import type { RepairBudget } from '../util/bounded-json.js';
 import { summarizeFindings } from '../repair/index.js';
 import type { Finding } from '../repair/types.js';
 import type { ResolvedModel } from '../routing/router.js';

@@ -1,6 +1,6 @@
 import { errors } from '../errors.js';
-import type { Gateway } from '../gateway.js';
-import { scopeOf } from '../state/scope.js';
+import type { Gateway } from './gateway.js';
+import { scopeOf } from '../util/scope.js';
 import { requiresKey } from '../providers/registry.js';
 import type { ProviderCallContext } from '../providers/types.js';
 import type { ResolvedModel } from '../routing/router.js';

@@ -1,7 +1,7 @@
 import type { ChatRequest } from '../api/chat-types.js';
 import type { ResolvedModel } from '../routing/router.js';
-import type { Gateway } from '../gateway.js';
-import { ANONYMOUS_SCOPE, scopeOf } from '../state/scope.js';
+import type { Gateway } from './gateway.js';
+import { ANONYMOUS_SCOPE, scopeOf } from '../util/scope.js';
 import { saysReasoningMissing, saysReasoningRejected, withoutReasoning, type ReasoningEcho } from './reasoning-support.js';
 import type { CallScope } from './upstream-caller.js';
 

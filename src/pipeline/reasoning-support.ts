@@ -3,7 +3,7 @@ import { Gauge, type Registry } from 'prom-client';
 import type { ChatMessage, ChatRequest } from '../api/chat-types.js';
 import type { ProviderType } from '../providers/types.js';
 import { echoes, saysItself, upstream400Message } from '../request-echo.js';
-import { ANONYMOUS_SCOPE, scopedKey } from '../state/scope.js';
+import { ANONYMOUS_SCOPE, scopedKey } from '../util/scope.js';
 import { isChatRequest } from '../repair/checked.js';
 import { restoreReasoningPass } from '../repair/restore-reasoning.js';
 import type { Finding, RepairContext } from '../repair/types.js';

@@ -1,11 +1,11 @@
 import type { FastifyBaseLogger as Logger } from 'fastify';
 import type { AssistantMessage, ChatChunk, ChatCompletion, RawChatRequest, ToolCall, Usage } from '../api/chat-types.js';
-import type { Gateway } from '../gateway.js';
+import type { Gateway } from './gateway.js';
 import { prefixFingerprint } from '../ledger/fingerprint.js';
 import { reasoningTextOf } from '../api/reasoning-text.js';
 import { boundedForLedger, callSignature, MAX_LEDGER_REASONING_BYTES, withSignature } from '../ledger/reasoning.js';
 import type { ResolvedModel } from '../routing/router.js';
-import { scopeOf } from '../state/scope.js';
+import { scopeOf } from '../util/scope.js';
 import { TextBuilder } from '../toolcalls/text-builder.js';
 
 // The call ledger remembers every tool-calling answer exactly as the client got it, keyed by

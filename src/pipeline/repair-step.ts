@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger as Logger } from 'fastify';
 import type { ChatRequest, RawChatRequest } from '../api/chat-types.js';
-import type { Gateway } from '../gateway.js';
+import type { Gateway } from './gateway.js';
 import { ofThisConversation } from '../ledger/conversation.js';
 import { ledgerQueryFor } from '../ledger/fingerprint.js';
 import { EMPTY_SNAPSHOT } from '../ledger/types.js';
@@ -8,7 +8,7 @@ import { declaredToolsOnce, repairRequest, summarizeFindings, summarizeWarnings 
 import { targetNeedsReasoning } from './reasoning-step.js';
 import { reasoningRestorer, type ReasoningRestorer } from './reasoning-support.js';
 import type { Finding, RepairOptions } from '../repair/types.js';
-import { scopeOf } from '../state/scope.js';
+import { scopeOf } from '../util/scope.js';
 import type { WorkBudgets } from '../state/work-budgets.js';
 
 export interface RepairOutcome {

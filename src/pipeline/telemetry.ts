@@ -1,9 +1,9 @@
 import type { RawChatRequest, Usage } from '../api/chat-types.js';
-import type { Gateway } from '../gateway.js';
+import type { Gateway } from './gateway.js';
 import { isRecord } from '../is-record.js';
 import { taskKeyFor, type LlmCallOutcome, type ModelMetrics, type ResponseMode } from '../metrics/index.js';
 import type { ResolvedModel } from '../routing/router.js';
-import { scopeOf } from '../state/scope.js';
+import { scopeOf } from '../util/scope.js';
 import type { NormalizeReport } from '../toolcalls/normalize.js';
 import type { AnswerWarnings } from '../providers/answer-warnings.js';
 import type { RequestInfo } from './request-info.js';

@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import { Gauge, type Registry } from 'prom-client';
 import { saysItself, upstream400Message } from '../request-echo.js';
-import { ANONYMOUS_SCOPE, scopedKey } from '../state/scope.js';
+import { ANONYMOUS_SCOPE, scopedKey } from '../util/scope.js';
 
 // Models whose upstream said they have no tool support are served in prompt mode for a while.
 // Only an explicit "this model does not support tools" counts: a 400 about the request's own

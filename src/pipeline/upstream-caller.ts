@@ -1,6 +1,6 @@
 import { errors, GatewayError } from '../errors.js';
 import type { ReasoningRestorer } from './reasoning-support.js';
-import type { Gateway } from '../gateway.js';
+import type { Gateway } from './gateway.js';
 import type { LlmCallOutcome } from '../metrics/index.js';
 import { requiresKey } from '../providers/registry.js';
 import type { ProviderCallContext } from '../providers/types.js';

@@ -3,7 +3,7 @@ import { batchesOf } from '../providers/chunk-batches.js';
 import type { ProviderCallContext } from '../providers/types.js';
 import { declaredToolsOnce } from '../repair/index.js';
 import type { ResolvedModel } from '../routing/router.js';
-import { scopeOf } from '../state/scope.js';
+import { scopeOf } from '../util/scope.js';
 import type { WorkBudgets } from '../state/work-budgets.js';
 import type { NormalizeContext } from '../toolcalls/normalize.js';
 import type { NameResolverFunction } from '../toolcalls/names.js';

@@ -1,5 +1,5 @@
 import { RAW_ARGUMENTS_KEY } from '../toolcalls/arguments.js';
-import { type RepairBudget, repairJsonBounded } from './bounded-json.js';
+import { type RepairBudget, repairJsonBounded } from '../util/bounded-json.js';
 import { isValidJson } from './json-check.js';
 import type { FindingKind } from './kinds.js';
 import type { Finding, RepairPass } from './types.js';

@@ -1,6 +1,6 @@
 import type { RawChatRequest, ToolDefinition } from '../api/chat-types.js';
 import type { LedgerSnapshot } from '../ledger/types.js';
-import type { RepairBudget } from './bounded-json.js';
+import type { RepairBudget } from '../util/bounded-json.js';
 
 /**
  * One thing a pass noticed (and, in repair mode, fixed). `index` is the message index in the request

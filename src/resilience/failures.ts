@@ -1,6 +1,6 @@
 import type { AbortSignalLike } from '../client-abort.js';
 import { errors, GatewayError, isGatewayError } from '../errors.js';
-import type { LlmCallOutcome } from '../metrics/types.js';
+import type { LlmCallOutcome } from './outcomes.js';
 import type { BreakerResult } from './breaker.js';
 
 // The one failure taxonomy. Every failed upstream call is classified here, once: its metrics

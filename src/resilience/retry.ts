@@ -1,7 +1,7 @@
 import type { AbortSignalLike } from '../client-abort.js';
 import { GatewayError } from '../errors.js';
 import { classifyFailure, FAILURES } from './failures.js';
-import type { LlmCallOutcome } from '../metrics/index.js';
+import type { LlmCallOutcome } from './outcomes.js';
 import type { BreakerResult } from './breaker.js';
 
 // What a failed upstream call allows: a retry on the same provider, a fallback to the next

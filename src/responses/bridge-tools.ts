@@ -3,7 +3,7 @@ import type { ToolChoice, ToolDefinition } from '../api/chat-types.js';
 import { errors } from '../errors.js';
 import type { Finding } from '../repair/types.js';
 import { compileLinear } from '../toolcalls/linear-regexp.js';
-import { isRecord, type ResponseTool } from './types.js';
+import { isRecord, type ResponseTool } from '../api/responses-types.js';
 
 // The Responses tools on the chat bridge (docs/responses.md, "Tool types on the bridge"):
 // - `function`: a chat function, as before;

@@ -2,7 +2,7 @@ import type { ChatChunk } from '../api/chat-types.js';
 import { runEdge } from '../edge/run.js';
 import type { EdgeDialect, EventSynthesizer } from '../edge/types.js';
 import { GatewayError } from '../errors.js';
-import type { Gateway } from '../gateway.js';
+import type { Gateway } from '../pipeline/gateway.js';
 import { sseEvent } from '../http/sse.js';
 import { targetFor, type ChatCallInput } from '../pipeline/request-info.js';
 import { summarizeWarnings } from '../repair/index.js';
@@ -10,9 +10,10 @@ import { bridgeTools } from './bridge-tools.js';
 import { ResponseEventSynthesizer, type StreamEvent } from './events.js';
 import { baseResponse, responseFromCompletion, type DeclaredTools } from './from-chat.js';
 import { newId } from './ids.js';
-import { mergeRepairHeaders, persist, type CreateResult, type Prepared } from './prepared.js';
+import { mergeRepairHeaders } from '../edge/repair-headers.js';
+import { persist, type CreateResult, type Prepared } from './prepared.js';
 import { toChatRequest } from './to-chat.js';
-import type { ResponseObject } from './types.js';
+import type { ResponseObject } from '../api/responses-types.js';
 
 // Every upstream without a native /responses, on the edge shape (src/edge/): translate to chat,
 // run the one chat path (repair, routing, text tool-call parsing, aliasing, ids, ledger, metrics

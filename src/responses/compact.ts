@@ -1,19 +1,19 @@
 import type { RawChatRequest, Usage } from '../api/chat-types.js';
 import { errors } from '../errors.js';
-import type { Gateway } from '../gateway.js';
+import type { Gateway } from '../pipeline/gateway.js';
 import { runChat } from '../pipeline/chat.js';
 import { providerContext } from '../pipeline/provider-context.js';
 import { targetFor, type ChatCallInput } from '../pipeline/request-info.js';
 import { RequestTelemetry, taskHeaderOf } from '../pipeline/telemetry.js';
 import { attempts, callWithFallbacks, type CallScope } from '../pipeline/upstream-caller.js';
-import { scopeOf } from '../state/scope.js';
+import { scopeOf } from '../util/scope.js';
 import { encodeCompaction, transcriptOf } from './compaction.js';
 import { loadHistoryContext } from './context.js';
 import { newId } from './ids.js';
 import { repairItems } from './repair-items.js';
 import { resolveReferences } from './service.js';
 import { toChatRequest } from './to-chat.js';
-import { isMessage, isRecord, itemText, type Item, type ResponsesRequest } from './types.js';
+import { isMessage, isRecord, itemText, type Item, type ResponsesRequest } from '../api/responses-types.js';
 
 // POST /v1/responses/compact: a conversation (input, and the previous_response_id chain) → a
 // `response.compaction` object whose output is the conversation's user messages plus one

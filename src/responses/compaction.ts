@@ -1,5 +1,5 @@
 import { errors } from '../errors.js';
-import { isFunctionCall, isFunctionOutput, isMessage, itemText, type Item } from './types.js';
+import { isFunctionCall, isFunctionOutput, isMessage, itemText, type Item } from '../api/responses-types.js';
 
 // Compaction items (POST /v1/responses/compact) made on bridged upstreams, and read back (pure).
 // OpenAI's `encrypted_content` is opaque and only OpenAI reads it. On every other upstream the

@@ -1,8 +1,8 @@
 import { errors, isGatewayError } from '../errors.js';
 import type { Finding } from '../repair/types.js';
 import { anchorCall, expandReferences } from './restore.js';
-import type { ResponseStore, StoredResponse } from './store.js';
-import { isFunctionCall, isFunctionOutput, isReasoning, isReference, type Item } from './types.js';
+import type { ResponseStore, StoredResponse } from '../state/response-store.js';
+import { isFunctionCall, isFunctionOutput, isReasoning, isReference, type Item } from '../api/responses-types.js';
 
 // The only I/O of the conversation-state step: what the store knows about a request's
 // previous_response_id chain, its item references and the calls it answers. Everything that

@@ -4,7 +4,7 @@ import { newToolCallId } from '../toolcalls/ids.js';
 import { customInputOf } from './bridge-tools.js';
 import { callItem, finish, messageItem, reasoningItem, reasoningTextOf, statusOf, toResponseUsage, type DeclaredTools } from './from-chat.js';
 import { newId } from './ids.js';
-import type { Item, ResponseObject, StreamEventBody } from './types.js';
+import type { Item, ResponseObject, StreamEventBody } from '../api/responses-types.js';
 
 // Responses stream events synthesized from normalized chat chunks, in the order OpenAI sends them:
 // response.created, response.in_progress, then per output item `output_item.added`, its content

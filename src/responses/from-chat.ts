@@ -2,7 +2,7 @@ import { reasoningTextOf } from '../api/reasoning-text.js';
 import type { AssistantMessage, ChatCompletion, FinishReason, Usage } from '../api/chat-types.js';
 import { customInputOf, type DeclaredTool } from './bridge-tools.js';
 import { newId } from './ids.js';
-import { isRecord, type FunctionTool, type Item, type ResponseObject, type ResponseStatus, type ResponseTool, type ResponseUsage, type ResponsesRequest } from './types.js';
+import { isRecord, type FunctionTool, type Item, type ResponseObject, type ResponseStatus, type ResponseTool, type ResponseUsage, type ResponsesRequest } from '../api/responses-types.js';
 
 // Chat Completions → Responses: the answer becomes output items (a reasoning item when the
 // upstream sent reasoning text, a `message` with `output_text`, a `function_call` per tool call,

@@ -1,10 +1,10 @@
 import type { FastifyBaseLogger as Logger } from 'fastify';
-import type { Gateway } from '../gateway.js';
+import type { Gateway } from '../pipeline/gateway.js';
 import { summarizeFindings } from '../repair/index.js';
 import type { Prepared } from './prepared.js';
-import { mergeRepairHeaders } from './prepared.js';
+import { mergeRepairHeaders } from '../edge/repair-headers.js';
 import { currentTurnCallIds, reasoningRecordOf, restoreReasoningItems } from './reasoning-items.js';
-import type { Item, ResponseObject } from './types.js';
+import type { Item, ResponseObject } from '../api/responses-types.js';
 
 // The I/O around reasoning-items.ts for the native /responses path: one ledger lookup before the
 // request goes upstream, one ledger write after its answer. Only `store: false` conversations:

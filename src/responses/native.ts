@@ -1,7 +1,7 @@
 import type { Usage } from '../api/chat-types.js';
 import { errors, isGatewayError } from '../errors.js';
 import { classifyFailure, logFailure } from '../resilience/index.js';
-import type { Gateway } from '../gateway.js';
+import type { Gateway } from '../pipeline/gateway.js';
 import { isEventName, sseEvent } from '../http/sse.js';
 import type { ChatCallInput } from '../pipeline/chat.js';
 import { providerContext } from '../pipeline/provider-context.js';
@@ -15,7 +15,7 @@ import { errorEvent } from './events.js';
 import { persist, type CreateResult, type Prepared } from './prepared.js';
 import { recordReasoningItems, withRestoredReasoning } from './native-reasoning.js';
 import { toChatRequest } from './to-chat.js';
-import { isRecord, type ResponseObject } from './types.js';
+import { isRecord, type ResponseObject } from '../api/responses-types.js';
 
 // OpenAI speaks /responses itself: the repaired, restored request goes there as is (JSON or SSE,
 // events relayed byte for byte), and OpenAI keeps its own state (previous_response_id, item ids).

@@ -1,9 +1,9 @@
 import type { FastifyBaseLogger as Logger } from 'fastify';
-import type { Gateway } from '../gateway.js';
+import type { Gateway } from '../pipeline/gateway.js';
 import { idPrefixFor, newId } from './ids.js';
 import type { SocketMemory } from './socket-memory.js';
-import type { StoredResponse } from './store.js';
-import type { Item, ResponseObject, ResponsesRequest } from './types.js';
+import type { StoredResponse } from '../state/response-store.js';
+import type { Item, ResponseObject, ResponsesRequest } from '../api/responses-types.js';
 
 // What the create paths (native, bridge) share: the prepared request, their result, storing.
 
@@ -55,16 +55,4 @@ export async function persist(gateway: Gateway, prepared: Prepared, response: Re
 /** Input items as input_items lists them: every item with an id. */
 function withIds(items: readonly Item[]): Item[] {
   return items.map((item) => (typeof item.id === 'string' && item.id !== '' ? item : { ...item, id: newId(idPrefixFor(item.type)) }));
-}
-
-/** Two `kind=n,…` headers as one, counts added. */
-export function mergeRepairHeaders(...headers: Array<string | undefined>): string | undefined {
-  const counts = new Map<string, number>();
-  for (const header of headers) {
-    for (const pair of header?.split(',') ?? []) {
-      const [kind, count] = pair.split('=');
-      if (kind) counts.set(kind, (counts.get(kind) ?? 0) + Number(count ?? 0));
-    }
-  }
-  return counts.size === 0 ? undefined : [...counts].map(([kind, count]) => `${kind}=${count}`).join(',');
 }

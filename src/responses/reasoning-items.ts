@@ -1,7 +1,7 @@
 import type { AssistantMessage } from '../api/chat-types.js';
 import type { LedgerEntry } from '../ledger/types.js';
 import type { Finding } from '../repair/types.js';
-import { isFunctionCall, isReasoning, isRecord, type Item } from './types.js';
+import { isFunctionCall, isReasoning, isRecord, type Item } from '../api/responses-types.js';
 
 // OpenAI's reasoning items in `store: false` conversations: the model's reasoning travels only as
 // the items' `encrypted_content` (with `include: ["reasoning.encrypted_content"]`), so a client

@@ -1,6 +1,6 @@
 import { errors } from '../errors.js';
 import type { Finding, RepairOptions } from '../repair/types.js';
-import { isRecord, type ContentPart, type Item } from './types.js';
+import { isRecord, type ContentPart, type Item } from '../api/responses-types.js';
 import type { FindingKind } from '../repair/kinds.js';
 
 // Item repair: pure passes over the Responses `input` items, before anything reads them. Each

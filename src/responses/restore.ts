@@ -1,6 +1,6 @@
 import type { Finding } from '../repair/types.js';
 import { itemFinding } from './repair-items.js';
-import { isFunctionCall, isFunctionOutput, isMessage, isReference, itemText, type Item } from './types.js';
+import { isFunctionCall, isFunctionOutput, isMessage, isReference, itemText, type Item } from '../api/responses-types.js';
 
 // History restoration (pure; the store lookups happen before, in context.ts).
 //

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { errors } from '../errors.js';
-import { isRecord, type FunctionTool, type Item, type ResponseTool, type ResponsesRequest } from './types.js';
+import { isRecord, type FunctionTool, type Item, type ResponseTool, type ResponsesRequest } from '../api/responses-types.js';
 
 // `POST /v1/responses` validation: strict about what the gateway itself needs (400 naming the
 // `param`, in OpenAI's wording), lenient about everything else. Unknown keys pass through, and

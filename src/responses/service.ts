@@ -1,10 +1,10 @@
 import { errors } from '../errors.js';
-import type { Gateway } from '../gateway.js';
+import type { Gateway } from '../pipeline/gateway.js';
 import { targetFor, type ChatCallInput } from '../pipeline/request-info.js';
 import { summarizeFindings, summarizeWarnings } from '../repair/index.js';
 import { logAdvisory } from '../pipeline/repair-step.js';
 import type { Finding } from '../repair/types.js';
-import { ANONYMOUS_SCOPE, scopeOf } from '../state/scope.js';
+import { ANONYMOUS_SCOPE, scopeOf } from '../util/scope.js';
 import { bridgeCreate } from './bridge.js';
 import { expandCompactions } from './compaction.js';
 import { isReasoningById, loadHistoryContext, type HistoryContext } from './context.js';
@@ -12,7 +12,7 @@ import { nativeCreate, type BridgeTo } from './native.js';
 import { repairItems } from './repair-items.js';
 import { restoreHistory, sentMalformedToolItems } from './restore.js';
 import type { SocketMemory } from './socket-memory.js';
-import { isReasoning, isReference, type Item, type ResponsesRequest } from './types.js';
+import { isReasoning, isReference, type Item, type ResponsesRequest } from '../api/responses-types.js';
 import type { CreateResult, Prepared } from './prepared.js';
 
 // `POST /v1/responses`, read top to bottom: (validated by the route) → repair items → read conversation state
@@ -21,7 +21,7 @@ import type { CreateResult, Prepared } from './prepared.js';
 // store happen in the tenant scope of the caller's gateway key.
 
 /**
- * `request` was validated by the route's preValidation (api/validated-body.ts). `memory`: the
+ * `request` was validated by the route's preValidation (routes/validated-body.ts). `memory`: the
  * socket's own responses in WebSocket mode (read before the store; keeps what store: false leaves out).
  */
 export async function createResponse(request: ResponsesRequest, input: ChatCallInput, gateway: Gateway, memory?: SocketMemory): Promise<CreateResult> {

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { IncomingMessage } from 'node:http';
 import type { FastifyRequest } from 'fastify';
-import { createMemoryResponseStore, type ResponseStore, type StoredResponse } from './store.js';
-import type { Item } from './types.js';
+import { createMemoryResponseStore, type ResponseStore, type StoredResponse } from '../state/response-store.js';
+import type { Item } from '../api/responses-types.js';
 
 // WebSocket mode keeps the responses of one socket in the socket's own memory: a `store: false`
 // response is never written to the store, yet the next `response.create` on the same socket may

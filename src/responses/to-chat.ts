@@ -1,7 +1,7 @@
 import type { ChatMessage, ChatRequest, ContentPart as ChatPart, ToolCall } from '../api/chat-types.js';
 import { errors } from '../errors.js';
 import { bridgeToolChoice, bridgeTools, CUSTOM_INPUT, type BridgedTools } from './bridge-tools.js';
-import { isFunctionCall, isFunctionOutput, isMessage, isReasoning, isRecord, itemText, type ContentPart, type Item, type ReasoningItem, type ResponsesRequest } from './types.js';
+import { isFunctionCall, isFunctionOutput, isMessage, isReasoning, isRecord, itemText, type ContentPart, type Item, type ReasoningItem, type ResponsesRequest } from '../api/responses-types.js';
 
 // Responses → Chat Completions, for every upstream without a native /responses: items become
 // messages (function_call and custom_tool_call → assistant tool_calls, their outputs → tool

@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { chatRequestOf } from '../api/validated-body.js';
+import { chatRequestOf } from './validated-body.js';
 import { forgetRawJson, rawJsonOf, withRawJson } from '../api/raw-json.js';
 import { withRefusalText } from '../api/refusal-text.js';
 import type { ChatChunk, ChatCompletion } from '../api/chat-types.js';
 import type { GatewayError } from '../errors.js';
-import type { Gateway } from '../gateway.js';
+import type { Gateway } from '../pipeline/gateway.js';
 import { sseData, writeSseFrom } from '../http/sse.js';
 import { runChat } from '../pipeline/chat.js';
 import { clientAbortSignal, requestInfoOf, streamFailed, targetOf } from './request-context.js';

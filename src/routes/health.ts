@@ -1,11 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ToolSupportMemory } from '../pipeline/tool-support.js';
+import type { Readiness } from '../state/index.js';
 
-export interface Readiness {
-  ready: boolean;
-  /** The shared state backend (Redis): whether it answers now. Absent: state in memory. */
-  state?: { backend: 'redis'; connected: () => boolean; requiredForReadiness: boolean };
-}
 
 /** How the state backend looks now, for both probes. */
 function stateStatus(readiness: Readiness): { backend: string; status: 'ok' | 'unavailable' } {

@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errors } from '../errors.js';
-import type { Gateway } from '../gateway.js';
-import { pageAllowed } from '../inspector/access.js';
+import type { Gateway } from '../pipeline/gateway.js';
+import { pageAllowed } from './inspector-access.js';
 import type { Inspector } from '../inspector/index.js';
 
 // The inspector page: three static files in src/inspector/page, copied to dist/inspector/page by the

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { errors } from '../errors.js';
-import type { Gateway } from '../gateway.js';
-import { viewerOf } from '../inspector/access.js';
+import type { Gateway } from '../pipeline/gateway.js';
+import { viewerOf } from './inspector-access.js';
 import type { Inspector } from '../inspector/index.js';
 import { OUTCOMES, type Outcome } from '../inspector/record.js';
 import type { RecordFilter } from '../inspector/store.js';
@@ -10,7 +10,7 @@ import type { RecordFilter } from '../inspector/store.js';
 //   GET /v1/toolgate/requests         newest first; filters model, provider, outcome, has-repairs,
 //                                     has-fallback, text-calls, since; cursor paging (limit, cursor)
 //   GET /v1/toolgate/requests/{id}    one record; {id} is the request's x-request-id
-// A caller sees the records of its own gateway key (an admin key: all); src/inspector/access.ts.
+// A caller sees the records of its own gateway key (an admin key: all); src/routes/inspector-access.ts.
 
 const DEFAULT_LIMIT = 50;
 export const MAX_LIMIT = 1_000;

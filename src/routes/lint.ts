@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { gatewayKeyOf } from '../auth/guard.js';
+import { gatewayKeyOf } from './guard.js';
 import { parseChatRequest } from '../api/chat-schema.js';
-import type { Gateway } from '../gateway.js';
+import type { Gateway } from '../pipeline/gateway.js';
 import { repairStep } from '../pipeline/repair-step.js';
 import { strictVerdictOf } from '../repair/index.js';
 

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { messagesRequestOf } from '../api/validated-body.js';
+import { messagesRequestOf } from './validated-body.js';
 import type { GatewayError } from '../errors.js';
-import type { Gateway } from '../gateway.js';
+import type { Gateway } from '../pipeline/gateway.js';
 import { sseEvent, writeSse } from '../http/sse.js';
 import { countTokens } from '../messages/count-tokens.js';
 import { anthropicErrorBody } from '../messages/errors.js';

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { Gateway } from '../gateway.js';
+import type { Gateway } from '../pipeline/gateway.js';
 
 export function registerMetrics(app: FastifyInstance, gateway: Gateway): void {
   app.get('/metrics', { config: { endpoint: 'metrics' } }, async (_request, reply) => {

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { gatewayKeyOf } from '../auth/guard.js';
+import { gatewayKeyOf } from './guard.js';
 import { errors } from '../errors.js';
-import type { Gateway } from '../gateway.js';
+import type { Gateway } from '../pipeline/gateway.js';
 import type { ResolvedModel } from '../routing/router.js';
 
 // OpenAI list shape (Anthropic's fields too for Anthropic clients). Lists the configured friendly names the caller's gateway key may use.

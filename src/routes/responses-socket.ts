@@ -4,12 +4,12 @@ import websocket from '@fastify/websocket';
 import { createParser } from 'eventsource-parser';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { WebSocket, RawData } from 'ws';
-import { gatewayKeyOf } from '../auth/guard.js';
+import { gatewayKeyOf } from './guard.js';
 import { errors, isGatewayError, type GatewayError } from '../errors.js';
-import type { Gateway } from '../gateway.js';
+import type { Gateway } from '../pipeline/gateway.js';
 import { isRecord } from '../is-record.js';
 import { SOCKET_MEMORY_HEADER, SocketMemory } from '../responses/socket-memory.js';
-import { scopeOf } from '../state/scope.js';
+import { scopeOf } from '../util/scope.js';
 
 // WebSocket mode on /v1/responses (OpenAI's Responses WebSocket mode, the Open Responses spec's
 // WebSocket transport): a client opens one socket (the gateway key checked on the upgrade, as on

@@ -1,15 +1,15 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { responsesRequestOf } from '../api/validated-body.js';
-import { gatewayKeyOf } from '../auth/guard.js';
+import { responsesRequestOf } from './validated-body.js';
+import { gatewayKeyOf } from './guard.js';
 import { errors, type GatewayError } from '../errors.js';
-import type { Gateway } from '../gateway.js';
+import type { Gateway } from '../pipeline/gateway.js';
 import { sseEvent, writeSse } from '../http/sse.js';
-import { scopeOf } from '../state/scope.js';
+import { scopeOf } from '../util/scope.js';
 import { compactResponse } from '../responses/compact.js';
 import { createResponse } from '../responses/service.js';
 import { socketMemoryOf } from '../responses/socket-memory.js';
-import type { ResponseStore } from '../responses/store.js';
-import type { Item } from '../responses/types.js';
+import type { ResponseStore } from '../state/response-store.js';
+import type { Item } from '../api/responses-types.js';
 import { clientAbortSignal, requestInfoOf, streamFailed, targetOf } from './request-context.js';
 
 // The Responses API: create (JSON or SSE, every upstream), compact, retrieve, delete, list input items.

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { EMPTY_SNAPSHOT, type CallLedger, type LedgerEntry, type LedgerQuery, type LedgerSnapshot } from '../ledger/types.js';
-import type { StoreStats } from './budget.js';
+import type { StoreStats } from '../util/budget.js';
 
 // A ledger on shared storage must never fail a request: a lookup that fails is an empty
 // snapshot (fewer repairs), a write that fails is lost (fewer repairs later). Both are logged,

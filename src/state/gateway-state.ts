@@ -2,8 +2,8 @@ import type { Logger } from 'pino';
 import type { CounterStore } from '../auth/counters.js';
 import type { GatewayConfig } from '../config/schema.js';
 import type { CallLedger } from '../ledger/types.js';
-import type { ResponseStore } from '../responses/store.js';
-import type { StoreBudget } from './budget.js';
+import type { ResponseStore } from './response-store.js';
+import type { StoreBudget } from '../util/budget.js';
 import type { RedisClient } from './redis-client.js';
 
 // What every state backend (memory in index.ts, Redis in redis-state.ts) is made of, and the

@@ -2,9 +2,8 @@ import type { Logger } from 'pino';
 import { MemoryCounterStore } from '../auth/counters.js';
 import type { GatewayConfig } from '../config/schema.js';
 import { MemoryLedger } from '../ledger/memory.js';
-import { createMemoryResponseStore } from '../responses/store.js';
+import { createMemoryResponseStore } from './response-store.js';
 import { ledgerBudget, responsesBudget, type GatewayState } from './gateway-state.js';
-import type { Readiness } from '../routes/health.js';
 
 // Where the gateway keeps state: in memory (default, one instance) or on Redis (several
 // instances behind a load balancer share the call ledger, the Responses store and the
@@ -24,6 +23,13 @@ export async function createState(config: GatewayConfig, log: Logger): Promise<G
 }
 
 /** What /readyz and /healthz read of the state backend (nothing for memory state). */
+/** What the health probes read: ready at all, and the shared state backend (Redis) when there is one. */
+export interface Readiness {
+  ready: boolean;
+  /** The shared state backend (Redis): whether it answers now. Absent: state in memory. */
+  state?: { backend: 'redis'; connected: () => boolean; requiredForReadiness: boolean };
+}
+
 export function stateReadiness(state: GatewayState, config: GatewayConfig['state']): Pick<Readiness, 'state'> {
   const redis = state.redis;
   if (!redis) return {};

@@ -3,8 +3,8 @@ import type { Redis } from 'ioredis';
 import type { AssistantMessage } from '../api/chat-types.js';
 import { DEFAULT_LEDGER_MAX_ENTRY_BYTES } from '../ledger/memory.js';
 import type { CallLedger, LedgerEntry, LedgerQuery, LedgerSnapshot } from '../ledger/types.js';
-import { EntryCap, wireBytes, type StoreStats } from './budget.js';
-import { ANONYMOUS_SCOPE, redisScopePrefix } from './scope.js';
+import { EntryCap, wireBytes, type StoreStats } from '../util/budget.js';
+import { ANONYMOUS_SCOPE, redisScopePrefix } from '../util/scope.js';
 
 // The call ledger on Redis, so a call emitted by one instance can be restored by another.
 //

@@ -1,8 +1,8 @@
 import type { Redis } from 'ioredis';
-import { DEFAULT_RESPONSES_MAX_ENTRY_BYTES, type ResponseStore, type StoredResponse } from '../responses/store.js';
-import type { Item } from '../responses/types.js';
-import { EntryCap, wireBytes, type StoreStats } from './budget.js';
-import { ANONYMOUS_SCOPE, redisScopePrefix } from './scope.js';
+import { DEFAULT_RESPONSES_MAX_ENTRY_BYTES, type ResponseStore, type StoredResponse } from './response-store.js';
+import type { Item } from '../api/responses-types.js';
+import { EntryCap, wireBytes, type StoreStats } from '../util/budget.js';
+import { ANONYMOUS_SCOPE, redisScopePrefix } from '../util/scope.js';
 
 // The Responses store on Redis, mapped one to one from the memory store:
 //   <prefix>resp:<id>       → the stored record (JSON)

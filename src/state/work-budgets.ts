@@ -1,5 +1,5 @@
-import { RepairBudget } from '../repair/bounded-json.js';
-import { ANONYMOUS_SCOPE, scopeOf } from './scope.js';
+import { RepairBudget } from '../util/bounded-json.js';
+import { ANONYMOUS_SCOPE, scopeOf } from '../util/scope.js';
 
 // Best-effort work with a worst case far above its usual cost (jsonrepair on broken arguments,
 // schema compiles) is paid from token buckets, one set per tenant scope, so one gateway key sending

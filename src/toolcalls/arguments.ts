@@ -1,6 +1,6 @@
 import type { ErrorObject } from 'ajv';
 import { isRecord } from '../is-record.js';
-import { bracketDepth, type RepairBudget, repairJsonBounded, valueDepth } from '../repair/bounded-json.js';
+import { bracketDepth, type RepairBudget, repairJsonBounded, valueDepth } from '../util/bounded-json.js';
 import { validatorFor } from './schema-validators.js';
 
 export { type CompiledSchema, MAX_SCHEMA_CHARS, validatorFor } from './schema-validators.js';
@@ -14,7 +14,7 @@ export { type CompiledSchema, MAX_SCHEMA_CHARS, validatorFor } from './schema-va
 // `{"raw_arguments": "<the text>"}` (RAW_ARGUMENTS_KEY, as the history repair wraps) — which then
 // fails validation and is counted as invalid.
 //
-// Bounded cost (model output is untrusted): JSON repair is bounded (repair/bounded-json.ts) and
+// Bounded cost (model output is untrusted): JSON repair is bounded (util/bounded-json.ts) and
 // paid from the budget of the request's tenant, which every caller passes in;
 // schema regexes run in a linear-time engine (linear-regexp.ts); arguments over
 // MAX_VALIDATED_CHARS or nested deeper than MAX_ARGUMENT_DEPTH, and schemas over

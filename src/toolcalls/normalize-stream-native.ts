@@ -1,5 +1,5 @@
 import type { ToolCallDelta } from '../api/chat-types.js';
-import { customCallName, isCustomCall } from './custom-calls.js';
+import { customCallName, isCustomCall } from '../api/custom-calls.js';
 import { ToolCallIdFixer } from './ids.js';
 import { emptyArguments, startsNewCall, upstreamIndex, usableId } from './normalize-decisions.js';
 import { type NormalizeContext, type NormalizeReport, checkNativeArguments, parseContextOf, resolveCallName } from './normalize-shared.js';

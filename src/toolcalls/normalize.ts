@@ -1,5 +1,5 @@
 import type { AssistantMessage, ChatChoice, ChatCompletion, ToolCall } from '../api/chat-types.js';
-import { isCustomCall } from './custom-calls.js';
+import { isCustomCall } from '../api/custom-calls.js';
 import { ensureUniqueToolCallIds, newToolCallId } from './ids.js';
 import { finishReasonFor, isCutOff, nativeArgumentsText, upstreamIndex } from './normalize-decisions.js';
 import {

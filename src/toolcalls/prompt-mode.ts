@@ -1,5 +1,5 @@
 import type { ChatMessage, ChatRequest, MessageContent, ToolCall, ToolChoice, ToolDefinition } from '../api/chat-types.js';
-import { customCallInput, customCallName, customToolName, isCustomCall } from './custom-calls.js';
+import { customCallInput, customCallName, customToolName, isCustomCall } from '../api/custom-calls.js';
 
 // Prompt mode, for upstreams without native tools: the declared tools (and tool_choice) are
 // written into the system prompt in the Hermes / Qwen convention, and the history is rewritten

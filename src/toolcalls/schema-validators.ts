@@ -1,7 +1,7 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import { LRUCache } from 'lru-cache';
 import { isRecord } from '../is-record.js';
-import { type RepairBudget, THIS_KEY } from '../repair/bounded-json.js';
+import { type RepairBudget, THIS_KEY } from '../util/bounded-json.js';
 import { jsonShape, sameJson, type JsonShape } from './json-shape.js';
 import { linearFormats, linearRegExp, unsupportedPatterns } from './linear-regexp.js';
 

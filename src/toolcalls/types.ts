@@ -1,5 +1,5 @@
 import type { ToolDefinition } from '../api/chat-types.js';
-import type { RepairBudget } from '../repair/bounded-json.js';
+import type { RepairBudget } from '../util/bounded-json.js';
 
 /** A tool call found in model text, before ids are assigned. `arguments` is always a JSON string. */
 export interface ParsedCall {

@@ -1,11 +1,10 @@
 import type { Logger } from 'pino';
 import type { TracingConfig } from '../config/schema.js';
-import type { RequestInfo } from '../pipeline/request-info.js';
 import type { ProviderCallContext } from '../providers/types.js';
 import type { ResolvedModel } from '../routing/router.js';
-import { maskUrl } from '../secrets.js';
+import { maskUrl } from '../config/secrets.js';
 import { resolveTracing } from './settings.js';
-import type { AttemptTrace, RequestTrace, Tracing } from './types.js';
+import type { AttemptTrace, RequestTrace, TracedRequest, Tracing } from './types.js';
 
 // OpenTelemetry traces, as the rest of the gateway sees them. This module imports nothing from
 // @opentelemetry: with tracing off (the default) the SDK is never loaded, no hook is registered and
@@ -36,10 +35,10 @@ export async function startTracing(config: TracingConfig, log: Logger, redact: (
 }
 
 // The pipeline reaches a request's trace through its RequestInfo (the one per-request object
-// every upstream call already carries), without a field on it.
-const traces = new WeakMap<RequestInfo, RequestTrace>();
+// every upstream call already carries; a TracedRequest here), without a field on it.
+const traces = new WeakMap<TracedRequest, RequestTrace>();
 
-export function linkRequestTrace(info: RequestInfo, trace: RequestTrace): void {
+export function linkRequestTrace(info: TracedRequest, trace: RequestTrace): void {
   traces.set(info, trace);
 }
 
@@ -47,7 +46,7 @@ export function linkRequestTrace(info: RequestInfo, trace: RequestTrace): void {
  * The upstream caller's hook, once per attempt: starts its CLIENT span and puts its `traceparent` on
  * the call context (the adapters send it upstream). Undefined, and nothing done, when not traced.
  */
-export function traceAttempt(info: RequestInfo, target: ResolvedModel, context: ProviderCallContext, attempt: number): AttemptTrace | undefined {
+export function traceAttempt(info: TracedRequest, target: ResolvedModel, context: ProviderCallContext, attempt: number): AttemptTrace | undefined {
   const trace = traces.get(info);
   if (!trace) return undefined;
   const repaired = info.repairs.at(-1);

@@ -13,7 +13,7 @@ import {
 } from '@opentelemetry/sdk-trace-base';
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
 import type { Logger } from 'pino';
-import { packageVersion } from '../cli/paths.js';
+import { packageVersion } from '../config/paths.js';
 import type { Tracing } from './types.js';
 import type { TracingSettings } from './settings.js';
 import { ServerSpan, type SpanEnv } from './spans.js';

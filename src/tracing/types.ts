@@ -72,3 +72,12 @@ export interface AttemptTrace {
   answered<T>(result: T): T;
   failed(error: unknown, row: FailureRow): void;
 }
+
+/**
+ * What a trace reads of the request it belongs to: the repairs made so far and the re-asks sent.
+ * The pipeline's RequestInfo is one; tracing names only what it reads, so it imports nothing above it.
+ */
+export interface TracedRequest {
+  readonly repairs: ReadonlyArray<{ readonly target: 'messages' | 'input'; readonly after: readonly unknown[] }>;
+  readonly reasksSent: number;
+}

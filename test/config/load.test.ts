@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import { startupSummary } from '../../src/auth/startup.js';
 import { createLogger } from '../../src/logging.js';
-import { maskUrl } from '../../src/secrets.js';
+import { maskUrl } from '../../src/config/secrets.js';
 
 t.test('interpolation: ${VAR}, ${VAR:-default}, unset and empty', async (t) => {
   const env = { A: 'x', EMPTY: '' };

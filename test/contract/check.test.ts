@@ -1,6 +1,6 @@
 import t from 'tap';
 import { checkAnswer, checkArguments, termsOf, type ContractTerms } from '../../src/contract/index.js';
-import { RepairBudget } from '../../src/repair/bounded-json.js';
+import { RepairBudget } from '../../src/util/bounded-json.js';
 
 // The contract's verdicts on answers, one rule at a time, and the argument rules: only repairs that
 // cannot change meaning pass.

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { ANONYMOUS_SCOPE } from '../../src/state/scope.js';
+import { ANONYMOUS_SCOPE } from '../../src/util/scope.js';
 import { startOpenAIEmulator } from '../emulators/openai-server.js';
 import { configFor, startGateway } from '../helpers/gateway.js';
 

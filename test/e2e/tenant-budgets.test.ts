@@ -1,5 +1,5 @@
 import t from 'tap';
-import { REPAIR_MAX_CHARS } from '../../src/repair/bounded-json.js';
+import { REPAIR_MAX_CHARS } from '../../src/util/bounded-json.js';
 import { startOpenAIEmulator, type Reply } from '../emulators/openai-server.js';
 import { configFor, startGateway } from '../helpers/gateway.js';
 

@@ -3,7 +3,7 @@ import type { ChatMessage, ChatRequest } from '../../src/api/chat-types.js';
 import { ledgerQueryFor, prefixFingerprint } from '../../src/ledger/fingerprint.js';
 import { MemoryLedger } from '../../src/ledger/memory.js';
 import type { CallLedger } from '../../src/ledger/types.js';
-import { RepairBudget } from '../../src/repair/bounded-json.js';
+import { RepairBudget } from '../../src/util/bounded-json.js';
 import { DEFAULT_REPAIR_OPTIONS, declaredToolsOf, repairRequest } from '../../src/repair/index.js';
 import type { PassResult } from '../../src/repair/types.js';
 

@@ -1,7 +1,7 @@
 import t from 'tap';
 import Anthropic from '@anthropic-ai/sdk';
 import { inputOf } from '../../src/messages/from-chat.js';
-import { RepairBudget } from '../../src/repair/bounded-json.js';
+import { RepairBudget } from '../../src/util/bounded-json.js';
 import { startOpenAIEmulator, type Script } from '../emulators/openai-server.js';
 import { configFor, startGateway } from '../helpers/gateway.js';
 import { eventProblems } from './shapes.js';

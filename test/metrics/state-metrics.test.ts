@@ -1,8 +1,8 @@
 import t from 'tap';
 import { MemoryLedger } from '../../src/ledger/memory.js';
 import { createMetrics, createPriceLookup } from '../../src/metrics/index.js';
-import { createMemoryResponseStore } from '../../src/responses/store.js';
-import type { ResponseObject } from '../../src/responses/types.js';
+import { createMemoryResponseStore } from '../../src/state/response-store.js';
+import type { ResponseObject } from '../../src/api/responses-types.js';
 import { metricValue } from './parse-exposition.js';
 
 // toolgate_state_* (issue 14 §5): store sizes read from the stores' own accounting at every scrape.

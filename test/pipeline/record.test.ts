@@ -2,7 +2,7 @@ import t from 'tap';
 import { settledHeap } from '../helpers/heap.js';
 import type { FastifyBaseLogger } from 'fastify';
 import type { ChatChunk, ChatCompletion, ChunkDelta, RawChatRequest } from '../../src/api/chat-types.js';
-import type { Gateway } from '../../src/gateway.js';
+import type { Gateway } from '../../src/pipeline/gateway.js';
 import { prefixFingerprint } from '../../src/ledger/fingerprint.js';
 import type { CallLedger, LedgerEntry } from '../../src/ledger/types.js';
 import { recordAnswer, StreamAnswerRecorder } from '../../src/pipeline/record.js';

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { argumentsPass, fixHistoryArguments as fixWithBudget } from '../../src/repair/arguments.js';
-import { bracketDepth, RepairBudget, REPAIR_MAX_CHARS, REPAIR_MAX_DEPTH, valueDepth } from '../../src/repair/bounded-json.js';
+import { bracketDepth, RepairBudget, REPAIR_MAX_CHARS, REPAIR_MAX_DEPTH, valueDepth } from '../../src/util/bounded-json.js';
 import { assistantCalls, call, ctx, deepFreeze, kinds, req, tool, strict } from './helpers.js';
 
 // No budget limit in most tests here (the size and depth bounds are under test); the budget has its own tests below.

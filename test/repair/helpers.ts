@@ -2,7 +2,7 @@ import type { ChatMessage, ChatRequest, RawChatRequest, ToolCall } from '../../s
 import { shapeProblems } from '../../src/repair/checked.js';
 import type { LedgerEntry, LedgerSnapshot } from '../../src/ledger/types.js';
 import { EMPTY_SNAPSHOT } from '../../src/ledger/types.js';
-import { RepairBudget } from '../../src/repair/bounded-json.js';
+import { RepairBudget } from '../../src/util/bounded-json.js';
 import { DEFAULT_REPAIR_OPTIONS } from '../../src/repair/kinds.js';
 import type { RepairContext, RepairOptions } from '../../src/repair/types.js';
 

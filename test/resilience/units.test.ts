@@ -3,7 +3,7 @@ import { MemoryCounterStore } from '../../src/auth/counters.js';
 import { compileGlob } from '../../src/auth/glob.js';
 import { KeyRing, namesOf } from '../../src/auth/keys.js';
 import { Limiter } from '../../src/auth/limits.js';
-import { configSecrets } from '../../src/secrets.js';
+import { configSecrets } from '../../src/config/secrets.js';
 import { parseConfig } from '../../src/config/load.js';
 import { errors, GatewayError } from '../../src/errors.js';
 import { parseJsonBody } from '../../src/http/json-body.js';

@@ -1,6 +1,6 @@
 import t, { type Test } from 'tap';
 import { bridgeToolChoice, bridgeTools, customInputOf, patternOf } from '../../src/responses/bridge-tools.js';
-import type { ResponseTool } from '../../src/responses/types.js';
+import type { ResponseTool } from '../../src/api/responses-types.js';
 import { startOpenAIEmulator, type Reply } from '../emulators/openai-server.js';
 import { configFor, startGateway } from '../helpers/gateway.js';
 import { validateSchema, withoutOpenAINulls } from '../helpers/openapi.js';

@@ -1,10 +1,10 @@
 import t from 'tap';
 import { MemoryLedger } from '../../src/ledger/memory.js';
 import type { LedgerEntry } from '../../src/ledger/types.js';
-import { createMemoryResponseStore, type StoredResponse } from '../../src/responses/store.js';
-import type { Item, ResponseObject } from '../../src/responses/types.js';
-import { approxBytes } from '../../src/state/budget.js';
-import { scopeOf } from '../../src/state/scope.js';
+import { createMemoryResponseStore, type StoredResponse } from '../../src/state/response-store.js';
+import type { Item, ResponseObject } from '../../src/api/responses-types.js';
+import { approxBytes } from '../../src/util/budget.js';
+import { scopeOf } from '../../src/util/scope.js';
 
 // Memory bounded by bytes (issue 14 §5): the Responses store and the call ledger stay under their
 // byte budget by their own accounting, whatever the entry sizes; an entry over the per-entry cap

@@ -2,8 +2,8 @@ import t from 'tap';
 import { configFor, startGateway } from '../helpers/gateway.js';
 import { startRedis } from '../helpers/redis-server.js';
 import { loadHistoryContext, MAX_CHAIN } from '../../src/responses/context.js';
-import { createMemoryResponseStore, type ResponseStore, type StoredResponse } from '../../src/responses/store.js';
-import type { Item, ResponseObject } from '../../src/responses/types.js';
+import { createMemoryResponseStore, type ResponseStore, type StoredResponse } from '../../src/state/response-store.js';
+import type { Item, ResponseObject } from '../../src/api/responses-types.js';
 
 // previous_response_id chains: a link that is gone is an error, never lost context; reading a chain
 // costs the same number of store reads whatever its length; past MAX_CHAIN the context is cut and

@@ -2,7 +2,7 @@ import t from 'tap';
 import { DEFAULT_REPAIR_OPTIONS } from '../../src/repair/index.js';
 import { itemContentPass, itemOutputsPass, itemTypesPass, repairItems } from '../../src/responses/repair-items.js';
 import { parseResponsesRequest } from '../../src/responses/schema.js';
-import type { Item } from '../../src/responses/types.js';
+import type { Item } from '../../src/api/responses-types.js';
 import { GatewayError } from '../../src/errors.js';
 
 const kinds = (findings: Array<{ kind: string }>): string[] => findings.map((f) => f.kind);

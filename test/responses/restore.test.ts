@@ -1,8 +1,8 @@
 import t from 'tap';
 import { loadHistoryContext } from '../../src/responses/context.js';
 import { restoreHistory, sentMalformedToolItems, turnStart, type RestoreInput } from '../../src/responses/restore.js';
-import { createMemoryResponseStore } from '../../src/responses/store.js';
-import { itemText, type Item, type ResponseObject } from '../../src/responses/types.js';
+import { createMemoryResponseStore } from '../../src/state/response-store.js';
+import { itemText, type Item, type ResponseObject } from '../../src/api/responses-types.js';
 
 // Restoration: the current turn only, in the model's order; compaction of older turns left alone;
 // a valid history gets back only what makes it valid.

@@ -1,8 +1,8 @@
 import t, { type Test } from 'tap';
 
 type Tap = Test;
-import { createMemoryResponseStore, type ResponseStore, type StoredResponse } from '../../src/responses/store.js';
-import type { Item, ResponseObject } from '../../src/responses/types.js';
+import { createMemoryResponseStore, type ResponseStore, type StoredResponse } from '../../src/state/response-store.js';
+import type { Item, ResponseObject } from '../../src/api/responses-types.js';
 import { closeRedis, createRedisClient, waitReady } from '../../src/state/redis-client.js';
 import { RedisResponseStore } from '../../src/state/redis-response-store.js';
 import { startRedis } from '../helpers/redis-server.js';

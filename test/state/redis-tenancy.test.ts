@@ -1,12 +1,12 @@
 import t, { type Test } from 'tap';
 import { MemoryLedger } from '../../src/ledger/memory.js';
 import type { CallLedger, LedgerEntry } from '../../src/ledger/types.js';
-import { createMemoryResponseStore, type ResponseStore, type StoredResponse } from '../../src/responses/store.js';
-import type { Item, ResponseObject } from '../../src/responses/types.js';
+import { createMemoryResponseStore, type ResponseStore, type StoredResponse } from '../../src/state/response-store.js';
+import type { Item, ResponseObject } from '../../src/api/responses-types.js';
 import { closeRedis, createRedisClient, waitReady } from '../../src/state/redis-client.js';
 import { RedisLedger } from '../../src/state/redis-ledger.js';
 import { RedisResponseStore } from '../../src/state/redis-response-store.js';
-import { scopeOf } from '../../src/state/scope.js';
+import { scopeOf } from '../../src/util/scope.js';
 import { startRedis } from '../helpers/redis-server.js';
 
 // Store-level tenant scopes (issue 14 §3) for both implementations of both stores, plus the Redis

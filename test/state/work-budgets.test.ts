@@ -1,6 +1,6 @@
 import t from 'tap';
-import { RepairBudget, REPAIR_MAX_CHARS } from '../../src/repair/bounded-json.js';
-import { ANONYMOUS_SCOPE, scopeOf } from '../../src/state/scope.js';
+import { RepairBudget, REPAIR_MAX_CHARS } from '../../src/util/bounded-json.js';
+import { ANONYMOUS_SCOPE, scopeOf } from '../../src/util/scope.js';
 import { createWorkBudgets, WorkBudgetStore, workBudgetsFor } from '../../src/state/work-budgets.js';
 
 t.test('one set of budgets per configured key and the anonymous scope; the same set on every lookup', async (t) => {

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { withCallsCounted } from '../helpers/count-calls.js';
 import { fastestCpuMs, growthRatio } from '../helpers/growth.js';
-import { COMPILE_BURST_CHARS, COMPILE_CHARS_PER_MS, RepairBudget } from '../../src/repair/bounded-json.js';
+import { COMPILE_BURST_CHARS, COMPILE_CHARS_PER_MS, RepairBudget } from '../../src/util/bounded-json.js';
 import * as checks from '../../src/toolcalls/arguments.js';
 import { MAX_SCHEMA_CHARS, MAX_VALIDATED_CHARS, validatorFor } from '../../src/toolcalls/arguments.js';
 

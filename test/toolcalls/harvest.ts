@@ -1,7 +1,7 @@
 import type { ToolDefinition } from '../../src/api/chat-types.js';
 import { createNameResolver } from '../../src/toolcalls/names.js';
 import { parseWithDetails } from '../../src/toolcalls/parse.js';
-import { RepairBudget } from '../../src/repair/bounded-json.js';
+import { RepairBudget } from '../../src/util/bounded-json.js';
 import { ToolCallStreamExtractor } from '../../src/toolcalls/stream-extractor.js';
 import type { ParseContext, ParsedCall } from '../../src/toolcalls/types.js';
 import { prng, seedOf, smallDeltas } from './deltas.js';

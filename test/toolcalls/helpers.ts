@@ -1,7 +1,7 @@
 import type { ChatChunk, ToolDefinition } from '../../src/api/chat-types.js';
 import { createStreamNormalizer } from '../../src/toolcalls/normalize-stream.js';
 import type { NormalizeReport } from '../../src/toolcalls/normalize-shared.js';
-import { RepairBudget } from '../../src/repair/bounded-json.js';
+import { RepairBudget } from '../../src/util/bounded-json.js';
 import { createNameResolver } from '../../src/toolcalls/names.js';
 import type { NormalizeContext } from '../../src/toolcalls/normalize.js';
 import type { ParseContext } from '../../src/toolcalls/types.js';

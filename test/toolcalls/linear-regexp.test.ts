@@ -9,7 +9,7 @@ const probe = probeModules('/re2js/');
 
 // Imported only now, so the probe sees the whole graph.
 const { fixArguments: fixWithBudget } = await import('../../src/toolcalls/arguments.js');
-const { RepairBudget } = await import('../../src/repair/bounded-json.js');
+const { RepairBudget } = await import('../../src/util/bounded-json.js');
 const budget = new RepairBudget();
 const fixArguments = (raw: unknown, schema?: unknown) => fixWithBudget(raw, schema, budget);
 const { compileLinear } = await import('../../src/toolcalls/linear-regexp.js');

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { RepairBudget } from '../../src/repair/bounded-json.js';
+import { RepairBudget } from '../../src/util/bounded-json.js';
 import { createReport, fixCallArguments, MAX_UNCHECKED_NOTES, type NormalizeContext } from '../../src/toolcalls/normalize-shared.js';
 import type { ToolDefinition } from '../../src/api/chat-types.js';
 

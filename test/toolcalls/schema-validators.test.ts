@@ -1,6 +1,6 @@
 import t from 'tap';
 import { settledHeap } from '../helpers/heap.js';
-import type { RepairBudget } from '../../src/repair/bounded-json.js';
+import type { RepairBudget } from '../../src/util/bounded-json.js';
 import { fixArguments } from '../../src/toolcalls/arguments.js';
 import * as validators from '../../src/toolcalls/schema-validators.js';
 

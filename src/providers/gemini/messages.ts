@@ -2,7 +2,7 @@ import type { ChatMessage, ContentPart, ToolCall } from '../../api/chat-types.js
 import { errors } from '../../errors.js';
 import { isJsonObject } from './schema.js';
 import type { GeminiContent, GeminiPart } from './wire-types.js';
-import { customCallInput, customCallName, isCustomCall } from '../../toolcalls/custom-calls.js';
+import { customCallInput, customCallName, isCustomCall } from '../../api/custom-calls.js';
 
 // OpenAI messages → Gemini `contents` + `systemInstruction`, keeping Gemini's turn rules:
 // roles alternate (consecutive same-role turns are merged), a function-call turn is followed

@@ -1,5 +1,5 @@
 import { parseJsonLenient, skipWhitespace } from '../text/json-scan.js';
-import type { RepairBudget } from '../../repair/bounded-json.js';
+import type { RepairBudget } from '../../util/bounded-json.js';
 import { defineFormat } from './define.js';
 import { NONE, type CallShape, callsFromShapes, indexFrom, literalAt, outOfText } from './shared.js';
 import type { BlockMatch } from './types.js';

@@ -1,5 +1,5 @@
 import { findJsonEnd, isPlainObject, parseJsonLenient, parseJsonStrict, skipWhitespace } from '../text/json-scan.js';
-import type { RepairBudget } from '../../repair/bounded-json.js';
+import type { RepairBudget } from '../../util/bounded-json.js';
 import type { ParseContext, ParsedCall } from '../types.js';
 import { type Read, READ_INCOMPLETE, READ_NONE, ranOut, readQuotedAttribute, trimNewlines, typedArguments } from './markup.js';
 import { INCOMPLETE, NONE, indexFrom, literalAt, makeCall, outOfText } from './shared.js';

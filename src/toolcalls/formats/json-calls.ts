@@ -1,5 +1,5 @@
 import { findJsonEnd, parseJsonLenient, skipWhitespace } from '../text/json-scan.js';
-import type { RepairBudget } from '../../repair/bounded-json.js';
+import type { RepairBudget } from '../../util/bounded-json.js';
 import { type CallShape, callShapesOf } from './shared.js';
 
 // Reads one or more JSON tool calls written one after another, as Llama 3 (`{…}; {…}`),

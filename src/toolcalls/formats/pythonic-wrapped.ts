@@ -1,5 +1,5 @@
 import { skipWhitespace } from '../text/json-scan.js';
-import type { RepairBudget } from '../../repair/bounded-json.js';
+import type { RepairBudget } from '../../util/bounded-json.js';
 import { MAX_SKIPPED_CALL, readPythonCallList } from '../text/python-literal.js';
 import { defineFormat } from './define.js';
 import { readCallSequence } from './json-calls.js';

@@ -1,5 +1,5 @@
 import { singleRequiredStringProperty } from '../arguments.js';
-import type { RepairBudget } from '../../repair/bounded-json.js';
+import type { RepairBudget } from '../../util/bounded-json.js';
 import { isPlainObject, parseJsonLenient, parseJsonStrict } from '../text/json-scan.js';
 import { defineFormat } from './define.js';
 import { NONE, indexFrom, literalAt, makeCall, outOfText } from './shared.js';

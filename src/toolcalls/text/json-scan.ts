@@ -1,4 +1,4 @@
-import { type RepairBudget, repairJsonBounded } from '../../repair/bounded-json.js';
+import { type RepairBudget, repairJsonBounded } from '../../util/bounded-json.js';
 import { type JsonEnd, structureOf } from './json-structure.js';
 
 // Helpers for JSON embedded in model text: where a value ends (string- and nesting-aware, so
@@ -36,7 +36,7 @@ const NOT_PARSED = Symbol('not parsed');
 
 /**
  * JSON.parse, then jsonrepair for the usual slips (single quotes, trailing commas, Python constants),
- * within the gateway's repair bounds (src/repair/bounded-json.ts: 1 KB, nesting, the tenant's budget):
+ * within the gateway's repair bounds (src/util/bounded-json.ts: 1 KB, nesting, the tenant's budget):
  * jsonrepair is worse than quadratic on quote runs (8 KB of {'a'a'a…} in a DeepSeek or Kimi call took 7 s).
  * Past a bound the slice is not a call and stays content.
  */

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { RepairBudget } from '../../../src/repair/bounded-json.js';
+import { RepairBudget } from '../../../src/util/bounded-json.js';
 import { parseToolCallsFromText } from '../../../src/toolcalls/parse.js';
 import { parseJsonLenient } from '../../../src/toolcalls/text/json-scan.js';
 import { fastestCpuMs, growthRatio } from '../../helpers/growth.js';

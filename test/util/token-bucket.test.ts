@@ -1,5 +1,5 @@
 import t from 'tap';
-import { TokenBucket } from '../../src/state/token-bucket.js';
+import { TokenBucket } from '../../src/util/token-bucket.js';
 
 t.test('a burst of the capacity, then the refill rate, never above the capacity', async (t) => {
   const clock = { now: 0 };

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { RepairBudget, REPAIR_MAX_CHARS, REPAIR_MEMO_BYTES, REPAIR_TIME_BURST_MS, REPAIR_TIME_SHARE, repairJsonBounded } from '../../src/repair/bounded-json.js';
+import { RepairBudget, REPAIR_MAX_CHARS, REPAIR_MEMO_BYTES, REPAIR_TIME_BURST_MS, REPAIR_TIME_SHARE, repairJsonBounded } from '../../src/util/bounded-json.js';
 
 // The budget bounds the time a tenant's repairs take, not only their size: jsonrepair's worst
 // shapes ({'a'a'a…}) cost 30–130 ms at the 1 KB cap depending on the machine, more than the

@@ -2,9 +2,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isRecord } from '../is-record.js';
 import { withBindings } from '../logging.js';
 import { taskKeyFor } from '../metrics/index.js';
-import { endpointOf, isPipelineRoute, peekRequestInfo, requestInfoOf } from '../routes/request-context.js';
-import { linkRequestTrace } from './index.js';
-import type { RequestFacts, RequestTrace, Tracing } from './types.js';
+import { endpointOf, isPipelineRoute, peekRequestInfo, requestInfoOf } from './request-context.js';
+import { linkRequestTrace } from '../tracing/index.js';
+import type { RequestFacts, RequestTrace, Tracing } from '../tracing/types.js';
 
 // The Fastify side of tracing, registered only when tracing is on: a SERVER span from onRequest
 // to the response's close, the request's log lines carrying its trace id, and the link that lets

@@ -1,7 +1,7 @@
 import { jsonrepair } from 'jsonrepair';
 import { LRUCache } from 'lru-cache';
-import { TimeBudget } from '../state/time-budget.js';
-import { type Clock, TokenBucket } from '../state/token-bucket.js';
+import { TimeBudget } from './time-budget.js';
+import { type Clock, TokenBucket } from './token-bucket.js';
 
 // Best-effort JSON repair with bounded cost, shared by the history pass (client arguments) and
 // the answer normalizer (model arguments). jsonrepair re-scans from string starts on some broken

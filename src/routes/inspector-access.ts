@@ -1,8 +1,8 @@
 import type { FastifyRequest } from 'fastify';
-import { gatewayKeyOf } from '../auth/guard.js';
+import { gatewayKeyOf } from './guard.js';
 import type { InspectorConfig } from '../config/schema.js';
 import { errors, type GatewayError } from '../errors.js';
-import { scopeOf } from '../state/scope.js';
+import { scopeOf } from '../util/scope.js';
 
 // Who sees which records, as every state is scoped: a gateway key sees the records of its own
 // requests, a key named in inspector.adminKeys sees all. With no gateway keys configured, the page

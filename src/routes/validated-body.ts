@@ -1,11 +1,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { MessagesRequest } from '../messages/types.js';
 import { parseMessagesRequest } from '../messages/schema.js';
-import type { ResponsesRequest } from '../responses/types.js';
+import type { ResponsesRequest } from '../api/responses-types.js';
 import { parseResponsesRequest } from '../responses/schema.js';
-import { endpointOf } from '../routes/request-context.js';
-import { parseChatRequest } from './chat-schema.js';
-import type { RawChatRequest } from './chat-types.js';
+import { endpointOf } from './request-context.js';
+import { parseChatRequest } from '../api/chat-schema.js';
+import type { RawChatRequest } from '../api/chat-types.js';
 
 // Request path: route → validate → guards and limits → repair → … The body of a pipeline route is
 // validated in preValidation, before any guard (preHandler) reads it, so a guard only ever sees

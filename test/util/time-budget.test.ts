@@ -1,5 +1,5 @@
 import t from 'tap';
-import { TimeBudget } from '../../src/state/time-budget.js';
+import { TimeBudget } from '../../src/util/time-budget.js';
 
 // A simulated clock: the work "takes" what the test moves the clock by.
 t.test('work runs while the budget is not in debt; what it took is charged after, also when it throws', async (t) => {

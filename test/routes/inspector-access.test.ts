@@ -1,6 +1,6 @@
 import t from 'tap';
 import type { FastifyRequest } from 'fastify';
-import { isLoopback, pageAllowed, viewerOf } from '../../src/inspector/access.js';
+import { isLoopback, pageAllowed, viewerOf } from '../../src/routes/inspector-access.js';
 import { inspectorSchema } from '../../src/config/schema.js';
 import { configFor, startGateway } from '../helpers/gateway.js';
 

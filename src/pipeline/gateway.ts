@@ -1,18 +1,18 @@
 import type { Logger } from 'pino';
-import type { NameCaches } from './pipeline/name-caches.js';
-import type { ToolSupportMemory } from './pipeline/tool-support.js';
-import type { ReasoningSupportMemory } from './pipeline/reasoning-support.js';
-import type { ContractCapabilities } from './contract/capabilities.js';
-import type { GatewayAuth } from './auth/index.js';
-import type { LoadedConfig } from './config/load.js';
-import type { CallLedger } from './ledger/types.js';
-import type { ProviderAdapter } from './providers/types.js';
-import type { ModelRouter } from './routing/router.js';
-import type { Metrics } from './metrics/index.js';
-import type { RepairOptions } from './repair/types.js';
-import type { Resilience } from './resilience/index.js';
-import type { ResponseStore } from './responses/store.js';
-import type { WorkBudgetStore } from './state/work-budgets.js';
+import type { NameCaches } from './name-caches.js';
+import type { ToolSupportMemory } from './tool-support.js';
+import type { ReasoningSupportMemory } from './reasoning-support.js';
+import type { ContractCapabilities } from '../contract/capabilities.js';
+import type { GatewayAuth } from '../auth/index.js';
+import type { LoadedConfig } from '../config/load.js';
+import type { CallLedger } from '../ledger/types.js';
+import type { ProviderAdapter } from '../providers/types.js';
+import type { ModelRouter } from '../routing/router.js';
+import type { Metrics } from '../metrics/index.js';
+import type { RepairOptions } from '../repair/types.js';
+import type { Resilience } from '../resilience/index.js';
+import type { ResponseStore } from '../state/response-store.js';
+import type { WorkBudgetStore } from '../state/work-budgets.js';
 
 export interface UpstreamCaches {
   names: NameCaches;

@@ -1,6 +1,6 @@
 import t from 'tap';
-import { createMemoryResponseStore, type StoredResponse } from '../../src/responses/store.js';
-import type { Item, ResponseObject } from '../../src/responses/types.js';
+import { createMemoryResponseStore, type StoredResponse } from '../../src/state/response-store.js';
+import type { Item, ResponseObject } from '../../src/api/responses-types.js';
 
 // The memory store behind the ResponseStore interface: TTL, size bound, items and calls by id, delete.
 

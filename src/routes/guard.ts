@@ -1,17 +1,17 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, onSendHookHandler } from 'fastify';
-import { validatedBodyOf } from '../api/validated-body.js';
+import { validatedBodyOf } from './validated-body.js';
 import type { LimitsConfig } from '../config/schema.js';
 import { errors } from '../errors.js';
-import type { Gateway } from '../gateway.js';
+import type { Gateway } from '../pipeline/gateway.js';
 import type { ResolvedModel } from '../routing/router.js';
-import { attachTarget, endpointOf, isPipelineRoute, peekRequestInfo, requestInfoOf } from '../routes/request-context.js';
-import type { GatewayKey } from './keys.js';
+import { attachTarget, endpointOf, isPipelineRoute, peekRequestInfo, requestInfoOf } from './request-context.js';
+import type { GatewayKey } from '../auth/keys.js';
 
 // The request guards, in Fastify hook order:
 //   onRequest  — gateway key on every /v1 route (401), metrics key on /metrics;
 //   preHandler — body counts and model name (400), model allowed for the key (403), rate limits and budget (429);
 //                on chat and Responses creation it reads the body preValidation already validated
-//                (api/validated-body.ts), elsewhere only fields whose type it checks itself;
+//                (routes/validated-body.ts), elsewhere only fields whose type it checks itself;
 //   onSend     — /metrics scrubbed of configured secrets (a hook of that route only).
 // The key name goes on the request's RequestInfo so the pipeline can charge costs to it and
 // skip fallbacks the key may not use.

@@ -1,6 +1,6 @@
 import * as crypto from 'node:crypto';
 import t from 'tap';
-import { ANONYMOUS_SCOPE, scopeOf } from '../../src/state/scope.js';
+import { ANONYMOUS_SCOPE, scopeOf } from '../../src/util/scope.js';
 
 const { createHash } = crypto;
 
@@ -12,7 +12,7 @@ t.test('a key name is hashed once; later requests get the remembered scope', asy
     digests++;
     return crypto.hash(...args) as string;
   };
-  const fresh = await t.mockImport<typeof import('../../src/state/scope.js')>('../../src/state/scope.js', { 'node:crypto': { ...crypto, hash: counted } });
+  const fresh = await t.mockImport<typeof import('../../src/util/scope.js')>('../../src/util/scope.js', { 'node:crypto': { ...crypto, hash: counted } });
   const first = fresh.scopeOf('scope-test-alpha');
   for (let i = 0; i < 100; i++) t.equal(fresh.scopeOf('scope-test-alpha'), first);
   t.equal(digests, 1, 'one digest for 101 lookups');

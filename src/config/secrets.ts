@@ -1,4 +1,4 @@
-import type { GatewayConfig } from './config/schema.js';
+import type { GatewayConfig } from './schema.js';
 
 /**
  * Every secret value the config holds: provider keys, gateway keys, the metrics key and the

@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache';
-import { approxBytes, EntryCap, stringBytes, type StoreStats } from '../state/budget.js';
-import { ANONYMOUS_SCOPE, scopedKey } from '../state/scope.js';
-import type { Item, ResponseObject } from './types.js';
+import { approxBytes, EntryCap, stringBytes, type StoreStats } from '../util/budget.js';
+import { ANONYMOUS_SCOPE, scopedKey } from '../util/scope.js';
+import type { Item, ResponseObject } from '../api/responses-types.js';
 
 // Responses API state: every stored response (for GET, previous_response_id and input_items),
 // every item by id (item_reference, reasoning items sent back by id) and every function call the
@@ -9,7 +9,7 @@ import type { Item, ResponseObject } from './types.js';
 // a Redis implementation maps one to one: `resp:{id}` → record JSON, `item:{id}` → {responseId,
 // item}, `call:{call_id}` → response id, each with the same TTL.
 //
-// Every id lives in the tenant scope of the gateway key that stored it (src/state/scope.ts): a
+// Every id lives in the tenant scope of the gateway key that stored it (src/util/scope.ts): a
 // store object is a view of one scope, `forScope` gives another key's view of the same storage.
 
 export const DEFAULT_RESPONSES_MAX_BYTES = 32 * 1024 * 1024;

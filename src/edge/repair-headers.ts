@@ -1,0 +1,13 @@
+// The `kind=n,…` headers (x-toolgate-repairs, x-toolgate-warnings) that several steps add to.
+
+/** Two `kind=n,…` headers as one, counts added. */
+export function mergeRepairHeaders(...headers: Array<string | undefined>): string | undefined {
+  const counts = new Map<string, number>();
+  for (const header of headers) {
+    for (const pair of header?.split(',') ?? []) {
+      const [kind, count] = pair.split('=');
+      if (kind) counts.set(kind, (counts.get(kind) ?? 0) + Number(count ?? 0));
+    }
+  }
+  return counts.size === 0 ? undefined : [...counts].map(([kind, count]) => `${kind}=${count}`).join(',');
+}
