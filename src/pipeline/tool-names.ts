@@ -1,4 +1,5 @@
 import type { ChatMessage, ChatRequest, ToolCall } from '../api/chat-types.js';
+import { customCallName } from '../api/custom-calls.js';
 import { isRecord } from '../is-record.js';
 
 // Rewrites every place a tool name or call id appears in a request (declarations, tool_choice,
@@ -30,6 +31,22 @@ export function rewriteToolCallIds(request: ChatRequest, mapId: (id: string) => 
     ),
   );
   return { ...request, messages };
+}
+
+/**
+ * Call ids in Kimi K2's form, `functions.<name>:<n>`, n counting the conversation's calls in order
+ * from 0; each tool message follows its call. An id no call carries is left as it is.
+ */
+export function nameCounterToolCallIds(request: ChatRequest): ChatRequest {
+  const ids = new Map<string, string>();
+  for (const message of request.messages) {
+    if (message.role !== 'assistant' || !Array.isArray(message.tool_calls)) continue;
+    for (const call of message.tool_calls) {
+      const name = isFunction(call.function) ? call.function.name : customCallName(call);
+      if (!ids.has(call.id)) ids.set(call.id, `functions.${name}:${ids.size}`);
+    }
+  }
+  return ids.size === 0 ? request : rewriteToolCallIds(request, (id) => ids.get(id) ?? id);
 }
 
 function rewriteMessage(

@@ -10,7 +10,7 @@ import type { NameResolverFunction } from '../toolcalls/names.js';
 import { textCallsFor } from '../toolcalls/normalize-policy.js';
 import { toPromptMode } from '../toolcalls/prompt-mode.js';
 import { toUpstreamId } from '../toolcalls/ids.js';
-import { rewriteToolCallIds, rewriteToolNames } from './tool-names.js';
+import { nameCounterToolCallIds, rewriteToolCallIds, rewriteToolNames } from './tool-names.js';
 import { saysNoToolSupport } from './tool-support.js';
 import { rejectedContractField, withoutField, type ContractField } from '../contract/capabilities.js';
 import { hasReasoning, reasoningFor, reasoningVerdict, retryForReasoning } from './reasoning-step.js';
@@ -109,6 +109,7 @@ function callTarget(input: TargetInput, scope: CallScope): Promise<UpstreamCall>
     let prepared = codec.changed ? rewriteToolNames(body, codec.encode) : body;
     const idPattern = capabilities.toolCallIdPattern;
     if (idPattern) prepared = rewriteToolCallIds(prepared, (id) => toUpstreamId(id, idPattern));
+    if (capabilities.toolCallIdStyle === 'name-counter') prepared = nameCounterToolCallIds(prepared);
     if (prepared.stream) prepared = { ...prepared, stream_options: { ...prepared.stream_options, include_usage: true } };
     return prepared;
   };

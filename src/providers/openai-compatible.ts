@@ -17,9 +17,13 @@ const OPENAI_NAME_RULE = { pattern: /^[a-zA-Z0-9_-]{1,64}$/, maxLength: 64 };
 // Mistral-family chat templates reject tool call ids that are not exactly 9 alphanumerics.
 const MISTRAL_MODEL = /mistral|mixtral|codestral|devstral|magistral|ministral|pixtral/i;
 const MISTRAL_ID = /^[a-zA-Z0-9]{9}$/;
-// The two answers capabilities() can give, built once (read-only for callers).
+// Kimi K2 (Moonshot's API, vLLM and SGLang alike) names its calls `functions.<name>:<n>` and reads
+// the history's ids in that form: other ids make it write malformed ones (Moonshot's tool-call guide).
+const KIMI_K2_MODEL = /kimi[-_ ]?k2/i;
+// The answers capabilities() can give, built once (read-only for callers).
 const NATIVE: ProviderCapabilities = Object.freeze({ nativeTools: true, toolNameRule: OPENAI_NAME_RULE, toolCallIdPattern: undefined });
 const NATIVE_MISTRAL_IDS: ProviderCapabilities = Object.freeze({ nativeTools: true, toolNameRule: OPENAI_NAME_RULE, toolCallIdPattern: MISTRAL_ID });
+const NATIVE_KIMI_IDS: ProviderCapabilities = Object.freeze({ nativeTools: true, toolNameRule: OPENAI_NAME_RULE, toolCallIdStyle: 'name-counter' });
 
 export class OpenAICompatibleAdapter implements ProviderAdapter {
   private readonly client: UpstreamClient;
@@ -38,7 +42,9 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
   }
 
   capabilities(upstreamModel: string): ProviderCapabilities {
-    return this.settings.type === 'openai-compatible' && MISTRAL_MODEL.test(upstreamModel) ? NATIVE_MISTRAL_IDS : NATIVE;
+    if (this.settings.type !== 'openai-compatible') return NATIVE;
+    if (MISTRAL_MODEL.test(upstreamModel)) return NATIVE_MISTRAL_IDS;
+    return KIMI_K2_MODEL.test(upstreamModel) ? NATIVE_KIMI_IDS : NATIVE;
   }
 
   // Not async: one promise per layer is what the JSON path's call chain cost (postJson checks the answer itself).

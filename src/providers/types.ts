@@ -60,6 +60,12 @@ export interface ProviderCapabilities {
   toolNameRule: ToolNameRule;
   /** Tool call ids must match this when history goes back (e.g. Mistral: 9 alphanumerics). */
   toolCallIdPattern?: RegExp;
+  /**
+   * `name-counter`: the model's chat template wants the history's call ids as
+   * `functions.<name>:<n>`, n counting the conversation's calls from 0 (Kimi K2): toolgate gives
+   * clients unique ids and writes this form again, from the history alone, on the way up.
+   */
+  toolCallIdStyle?: 'name-counter';
 }
 
 /**
