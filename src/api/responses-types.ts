@@ -88,6 +88,8 @@ export interface ResponsesRequest {
   frequency_penalty?: number;
   safety_identifier?: string;
   prompt_cache_key?: string;
+  /** A cap on calls to built-in (hosted) tools: the bridge runs none, so it is met and echoed. */
+  max_tool_calls?: number;
   [key: string]: unknown;
 }
 

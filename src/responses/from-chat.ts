@@ -36,11 +36,12 @@ export function baseResponse(request: ResponsesRequest, id: string, createdAt: n
     top_p: request.top_p ?? 1,
     truncation: 'disabled',
     metadata: request.metadata ?? {},
-    // Sampling settings as sent upstream (to-chat.ts); no logprobs are returned, no tool-call cap is applied.
+    // Sampling settings as sent upstream (to-chat.ts); no logprobs are returned. max_tool_calls caps
+    // calls to built-in tools, which the bridge never runs (they are left out): met, and echoed.
     presence_penalty: request.presence_penalty ?? 0,
     frequency_penalty: request.frequency_penalty ?? 0,
     top_logprobs: 0,
-    max_tool_calls: null,
+    max_tool_calls: request.max_tool_calls ?? null,
     user: request.user ?? null,
     safety_identifier: request.safety_identifier ?? null,
     prompt_cache_key: request.prompt_cache_key ?? null,

@@ -30,6 +30,7 @@ const requestSchema = z.looseObject({
   frequency_penalty: z.number().min(-2).max(2).nullish(),
   safety_identifier: z.string().nullish(),
   prompt_cache_key: z.string().nullish(),
+  max_tool_calls: z.number().int().min(1).nullish(),
 });
 
 export function paramOf(path: readonly PropertyKey[]): string {

@@ -74,13 +74,14 @@ t.test('request settings are echoed as used; penalties reach the chat upstream',
     await gw.close();
     await hf.close();
   });
-  const body = { model: 'hf/Qwen/Qwen2.5-72B-Instruct', input: 'Weather in Paris?', presence_penalty: 0.5, frequency_penalty: -0.25, safety_identifier: 'user-7', prompt_cache_key: 'codex-session', user: 'u1' };
+  const body = { model: 'hf/Qwen/Qwen2.5-72B-Instruct', input: 'Weather in Paris?', presence_penalty: 0.5, frequency_penalty: -0.25, safety_identifier: 'user-7', prompt_cache_key: 'codex-session', user: 'u1', max_tool_calls: 3 };
   const res = await fetch(`${gw.baseURL}/responses`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   t.equal(res.status, 200);
   const json = (await res.json()) as Record<string, unknown>;
   check(t, json, 'JSON');
-  t.match(json, { presence_penalty: 0.5, frequency_penalty: -0.25, safety_identifier: 'user-7', prompt_cache_key: 'codex-session', user: 'u1' });
+  t.match(json, { presence_penalty: 0.5, frequency_penalty: -0.25, safety_identifier: 'user-7', prompt_cache_key: 'codex-session', user: 'u1', max_tool_calls: 3 });
   t.match(hf.requests.at(-1)?.body, { presence_penalty: 0.5, frequency_penalty: -0.25 });
+  t.notOk('max_tool_calls' in (hf.requests.at(-1)?.body ?? {}), 'a cap on built-in tools is not a chat field');
   const stored = await fetch(`${gw.baseURL}/responses/${String(json.id)}`);
   check(t, (await stored.json()) as Record<string, unknown>, 'GET');
 
@@ -91,4 +92,7 @@ t.test('request settings are echoed as used; penalties reach the chat upstream',
   const bad = await fetch(`${gw.baseURL}/responses`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...body, presence_penalty: 3 }) });
   t.equal(bad.status, 400);
   t.match(await bad.json(), { error: { param: 'presence_penalty' } });
+  const badCap = await fetch(`${gw.baseURL}/responses`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...body, max_tool_calls: 0 }) });
+  t.equal(badCap.status, 400);
+  t.match(await badCap.json(), { error: { param: 'max_tool_calls' } });
 });
