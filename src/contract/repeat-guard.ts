@@ -1,3 +1,4 @@
+import { mapBatch } from '../util/batch.js';
 import type { ChatChunk, ChunkChoice } from '../api/chat-types.js';
 
 // A re-asked stream never repeats itself (docs/contract.md#streams). The client has already seen
@@ -28,15 +29,7 @@ export class RepeatGuard {
 
   /** What of a batch goes on (the batch itself when no content in it is held or changed). */
   pass(batch: ChatChunk[]): ChatChunk[] {
-    let out: ChatChunk[] | undefined;
-    for (let i = 0; i < batch.length; i++) {
-      const chunk = batch[i];
-      const passed = this.chunk(chunk);
-      if (passed === chunk && out === undefined) continue;
-      out ??= batch.slice(0, i);
-      if (passed) out.push(passed);
-    }
-    return out ?? batch;
+    return mapBatch(batch, (chunk) => this.chunk(chunk));
   }
 
   private chunk(chunk: ChatChunk): ChatChunk | undefined {

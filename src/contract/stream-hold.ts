@@ -1,3 +1,4 @@
+import { mapBatch } from '../util/batch.js';
 import type { AssistantMessage, ChatChunk, ChunkChoice, FinishReason, ToolCall } from '../api/chat-types.js';
 import { customCallInput, customCallName, isCustomCall } from '../api/custom-calls.js';
 import { finishReasonFor, isCutOff } from '../toolcalls/normalize-decisions.js';
@@ -35,15 +36,7 @@ export class StreamHold {
 
   /** What of a batch goes on now: the batch itself when nothing in it is held. */
   pushAll(batch: ChatChunk[]): ChatChunk[] {
-    let out: ChatChunk[] | undefined;
-    for (let i = 0; i < batch.length; i++) {
-      const chunk = batch[i];
-      const passed = this.push(chunk);
-      if (passed === chunk && out === undefined) continue;
-      out ??= batch.slice(0, i);
-      if (passed) out.push(passed);
-    }
-    return out ?? batch;
+    return mapBatch(batch, (chunk) => this.push(chunk));
   }
 
   /** The chunk to hand on (the same object when nothing in it is held), or undefined when all of it is held. */
