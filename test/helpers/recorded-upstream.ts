@@ -19,6 +19,7 @@ export interface RecordedEntry {
 
 /** A recorded OpenAI Responses answer (openai-responses/index.json): what `POST /v1/responses` said. */
 export interface RecordedResponsesEntry {
+  provider: string;
   file: string;
   kind: 'sse' | 'json';
   source: RecordedEntry['source'];
