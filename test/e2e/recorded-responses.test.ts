@@ -48,6 +48,24 @@ function read(response: OpenAI.Responses.Response): unknown {
   return { text, summary, calls, status: response.status };
 }
 
+/** The recording's events, parsed, in order (an SSE recording). */
+function recordedEvents(entry: RecordedResponsesEntry): unknown[] {
+  const body = readFileSync(new URL(entry.file, RECORDED_DIR), 'utf8');
+  return body.split('\n').filter((line) => line.startsWith('data: ')).map((line) => JSON.parse(line.slice(6)) as unknown);
+}
+
+/** The events toolgate sent, read off the wire (not through the SDK, which builds on them): each frame's data, parsed. */
+async function relayedEvents(entry: RecordedResponsesEntry): Promise<{ events: unknown[]; names: string[] }> {
+  const reply = await fetch(`${gateway.baseURL}/responses`, {
+    method: 'POST',
+    headers: { authorization: 'Bearer gw', 'content-type': 'application/json' },
+    body: JSON.stringify({ ...request(entry), stream: true }),
+  });
+  const frames = (await reply.text()).split('\n\n').filter((frame) => frame.trim() !== '');
+  const field = (frame: string, name: string): string => frame.split('\n').find((line) => line.startsWith(`${name}: `))?.slice(name.length + 2) ?? '';
+  return { events: frames.map((frame) => JSON.parse(field(frame, 'data')) as unknown), names: frames.map((frame) => field(frame, 'event')) };
+}
+
 /** The response the recording holds: the JSON body, or the one its terminal event carries. */
 function recorded(entry: RecordedResponsesEntry): { id: string; status: string; output: unknown[] } {
   const body = readFileSync(new URL(entry.file, RECORDED_DIR), 'utf8');
@@ -78,9 +96,16 @@ for (const entry of index) {
       t.same(read(response), entry.expect, 'JSON: the answer as recorded');
       t.equal(upstream.last.path, '/v1/responses', 'served by the native relay');
       t.same(response.output, recorded(entry).output, 'JSON: the output items as recorded');
+      upstream.play(entry);
+      const raw = await fetch(`${gateway.baseURL}/responses`, { method: 'POST', headers: { authorization: 'Bearer gw', 'content-type': 'application/json' }, body: JSON.stringify(request(entry)) });
+      t.strictSame(await raw.json(), recorded(entry), 'on the wire: the recorded body, unchanged');
       await stored(t, entry, 'JSON');
       return;
     }
+    upstream.play(entry, 7);
+    const { events, names } = await relayedEvents(entry);
+    t.strictSame(events, recordedEvents(entry), 'on the wire: every recorded event, unchanged and in order');
+    t.same(names, events.map((event) => (event as { type: string }).type), 'each frame named by its event type');
     for (const pieces of [1, 7]) {
       upstream.play(entry, pieces);
       const stream = client.responses.stream(request(entry));
