@@ -85,7 +85,7 @@ async function stored(t: Test, entry: RecordedResponsesEntry, label: string): Pr
 }
 
 const index = recordedResponsesIndex();
-t.ok(index.length >= 9, 'at least 9 Responses exchanges');
+t.ok(index.length >= 10, 'at least 10 Responses exchanges');
 t.ok(index.some((entry) => entry.kind === 'sse') && index.some((entry) => entry.kind === 'json'), 'JSON and event streams');
 
 for (const entry of index) {
