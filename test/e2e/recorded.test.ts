@@ -64,8 +64,8 @@ async function viaJson(entry: RecordedEntry): Promise<unknown> {
 }
 
 const index = recordedIndex();
-t.ok(new Set(index.map((entry) => entry.provider)).size >= 12, 'at least 12 providers');
-t.ok(index.length >= 40, 'at least 40 exchanges');
+t.ok(new Set(index.map((entry) => entry.provider)).size >= 17, 'at least 17 providers');
+t.ok(index.length >= 42, 'at least 42 exchanges');
 
 for (const entry of index) {
   t.test(`${entry.file} (${entry.source.repository})`, async (t) => {

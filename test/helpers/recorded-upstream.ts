@@ -17,15 +17,33 @@ export interface RecordedEntry {
   expect: { text: string; reasoning: string; calls: Array<{ name: string; args: unknown }>; finish: string };
 }
 
+/** A recorded OpenAI Responses answer (openai-responses/index.json): what `POST /v1/responses` said. */
+export interface RecordedResponsesEntry {
+  provider: string;
+  file: string;
+  kind: 'sse' | 'json';
+  source: RecordedEntry['source'];
+  conversion: string;
+  note?: string;
+  /** The output text, the reasoning summary text, each function_call's name and parsed arguments, the status. */
+  expect: { text: string; summary: string; calls: Array<{ name: string; args: unknown }>; status: string };
+}
+
 export const RECORDED_DIR = new URL('../fixtures/recorded/', import.meta.url);
 
 export function recordedIndex(): RecordedEntry[] {
   return JSON.parse(readFileSync(new URL('index.json', RECORDED_DIR), 'utf8')) as RecordedEntry[];
 }
 
+/** The Responses recordings, their files named from RECORDED_DIR (`openai-responses/<name>`). */
+export function recordedResponsesIndex(): RecordedResponsesEntry[] {
+  const entries = JSON.parse(readFileSync(new URL('openai-responses/index.json', RECORDED_DIR), 'utf8')) as RecordedResponsesEntry[];
+  return entries.map((entry) => ({ ...entry, file: `openai-responses/${entry.file}` }));
+}
+
 export interface RecordedUpstream extends RawUpstream {
   /** Serve this recording from now on, in `pieces` writes. */
-  play(entry: RecordedEntry, pieces?: number): void;
+  play(entry: Pick<RecordedEntry, 'file' | 'kind'>, pieces?: number): void;
   /** The path and body of the last request (to check what toolgate asked for). */
   last: { path: string; body: string };
 }
@@ -54,7 +72,7 @@ export async function startRecordedUpstream(): Promise<RecordedUpstream> {
   });
   return Object.assign(raw, {
     last,
-    play(entry: RecordedEntry, pieces = 1) {
+    play(entry: Pick<RecordedEntry, 'file' | 'kind'>, pieces = 1) {
       current = { body: readFileSync(new URL(entry.file, RECORDED_DIR)), kind: entry.kind, pieces };
     },
   });
