@@ -266,4 +266,73 @@ export const HARVEST_SGLANG_MORE: HarvestCase[] = [
   },
 ];
 
-export const HARVEST: HarvestCase[] = [...HARVEST_LFM2, ...HARVEST_MINIMAX_M2, ...HARVEST_HERMES, ...HARVEST_QWEN3_CODER, ...HARVEST_MISTRAL, ...HARVEST_SGLANG, ...HARVEST_SGLANG_MORE];
+const VLLM_LLAMA3 = 'vllm-project/vllm tests/tool_parsers/test_llama3_json_tool_parser.py@1e499e36';
+const SEARCH1 = { name: 'searchTool', args: { query: 'test1' } };
+const INCIDENTS = { name: 'getOpenIncidentsTool', args: {} };
+const SEARCH2 = { name: 'searchTool', args: { query: 'test2' } };
+const THREE = (sep: string): string => ['{"name": "searchTool", "parameters": {"query": "test1"}}', '{"name": "getOpenIncidentsTool", "parameters": {}}', '{"name": "searchTool", "parameters": {"query": "test2"}}'].join(sep);
+const TWO = (sep: string): string => `{"name": "searchTool", "parameters": {"query": "test1"}}${sep}{"name": "getOpenIncidentsTool", "parameters": {}}`;
+
+// The Llama 3 JSON tests declare no tools; the called names are declared here. Content is not
+// asserted where vLLM drops the prose around the calls (toolgate keeps it).
+export const HARVEST_LLAMA3_JSON: HarvestCase[] = [
+  { source: `${VLLM_LLAMA3} :: test_extract_tool_calls_simple`, text: 'Here is the result: {"name": "getOpenIncidentsTool", "parameters": {}} Would you like to know more?', calls: [INCIDENTS] },
+  { source: `${VLLM_LLAMA3} :: test_extract_tool_calls_with_arguments`, text: '{"name": "searchTool", "parameters": {"query": "test query", "limit": 10}}', calls: [{ name: 'searchTool', args: { query: 'test query', limit: 10 } }] },
+  { source: `${VLLM_LLAMA3} :: test_extract_tool_calls_no_json`, text: 'This is just some text without any tool calls', calls: [], content: 'This is just some text without any tool calls', declared: ['searchTool'] },
+  { source: `${VLLM_LLAMA3} :: test_extract_tool_calls_invalid_json`, text: '{"name": "invalidTool", "parameters": {invalid json}', calls: [], content: '{"name": "invalidTool", "parameters": {invalid json}', declared: ['invalidTool'] },
+  { source: `${VLLM_LLAMA3} :: test_extract_tool_calls_with_arguments_key`, text: '{"name": "searchTool", "arguments": {"query": "test"}}', calls: [{ name: 'searchTool', args: { query: 'test' } }] },
+  { source: `${VLLM_LLAMA3} :: test_extract_tool_calls_multiple_json`, text: THREE('; '), calls: [SEARCH1, INCIDENTS, SEARCH2] },
+  { source: `${VLLM_LLAMA3} :: test_extract_tool_calls_multiple_json_with_whitespace`, text: THREE(' ; '), calls: [SEARCH1, INCIDENTS, SEARCH2] },
+  { source: `${VLLM_LLAMA3} :: test_extract_tool_calls_multiple_json_with_surrounding_text`, text: `Here are the results: ${THREE('; ')} Would you like to know more?`, calls: [SEARCH1, INCIDENTS, SEARCH2] },
+  { source: `${VLLM_LLAMA3} :: test_extract_tool_calls_deeply_nested_json`, text: '{"name": "complexTool", "parameters": {"level1": {"level2": {"level3": {"level4": {"value": "deep"}}}}}}', calls: [{ name: 'complexTool', args: { level1: { level2: { level3: { level4: { value: 'deep' } } } } } }] },
+  { source: `${VLLM_LLAMA3} :: test_extract_tool_calls_multiple_with_deep_nesting`, text: '{"name": "simpleTool", "parameters": {"value": "test"}}; {"name": "complexTool", "parameters": {"config": {"database": {"connection": {"pool": {"size": 10}}}}}}', calls: [{ name: 'simpleTool', args: { value: 'test' } }, { name: 'complexTool', args: { config: { database: { connection: { pool: { size: 10 } } } } } }] },
+  { source: `${VLLM_LLAMA3} :: test_extract_tool_calls_with_quotes_and_brackets_in_string`, text: '{"name": "searchTool", "parameters": {"query": "test {value} [complex]","nested": {"inner": "more {brackets}"}}}', calls: [{ name: 'searchTool', args: { query: 'test {value} [complex]', nested: { inner: 'more {brackets}' } } }] },
+  { source: `${VLLM_LLAMA3} :: test_extract_tool_calls_with_escaped_quotes_in_nested_json`, text: '{"name": "parserTool", "parameters": {"text": "He said \\"Hello {world}\\""}}', calls: [{ name: 'parserTool', args: { text: 'He said "Hello {world}"' } }] },
+  { source: `${VLLM_LLAMA3} :: test_extract_tool_calls_missing_name_key`, text: '{"parameters": {}}', calls: [], content: '{"parameters": {}}', declared: ['searchTool'] },
+  { source: `${VLLM_LLAMA3} :: test_extract_tool_calls_missing_parameters_and_arguments_key`, text: '{"name": "toolWithoutParams"}', calls: [], content: '{"name": "toolWithoutParams"}', declared: ['toolWithoutParams'] },
+  { source: `${VLLM_LLAMA3} :: test_extract_tool_calls_brace_in_trailing_text`, text: '{"name": "searchTool", "parameters": {"query": "test"}} I used {searchTool} for this.', calls: [{ name: 'searchTool', args: { query: 'test' } }] },
+  { source: `${VLLM_LLAMA3} :: test_extract_tool_calls_json_fragment_in_trailing_text`, text: '{"name": "searchTool", "parameters": {"query": "test"}} The arguments I passed were {"query": "test"}', calls: [{ name: 'searchTool', args: { query: 'test' } }] },
+  ...['; ', ';', ';\n', '\n'].map((sep) => ({ source: `${VLLM_LLAMA3} :: test_extract_tool_calls_streaming_parallel_separators[${JSON.stringify(sep)}]`, text: TWO(sep), calls: [SEARCH1, INCIDENTS] })),
+];
+
+const VLLM_DSV3 = 'vllm-project/vllm tests/tool_parsers/test_deepseekv3_tool_parser.py@0f17ee06';
+const DSV3 = (calls: Array<[string, string]>): string => `<｜tool▁calls▁begin｜>${calls.map(([name, args]) => `<｜tool▁call▁begin｜>function<｜tool▁sep｜>${name}\n\`\`\`json\n${args}\n\`\`\`<｜tool▁call▁end｜>`).join('')}<｜tool▁calls▁end｜>`;
+const TYPES_ARGS = { string_field: 'hello', int_field: 42, float_field: 3.14, bool_field: true, null_field: null, array_field: ['a', 'b', 'c'], object_field: { nested: 'value' } };
+
+// vLLM's common parser tests (tests/tool_parsers/common_tests.py): single call (content None),
+// parallel calls (names), typed values, empty arguments, surrounding text, escaped strings. They
+// declare no tools; the called names are declared here. The malformed inputs assert nothing.
+export const HARVEST_DEEPSEEK_V3: HarvestCase[] = [
+  { source: `${VLLM_DSV3} :: test_no_tool_calls`, text: 'How can I help you today? I can check weather for you.', calls: [], content: 'How can I help you today? I can check weather for you.', declared: ['get_weather'] },
+  { source: `${VLLM_DSV3} :: test_single_tool_call_simple_args`, text: DSV3([['get_weather', '{"city": "Tokyo", "unit": "celsius"}']]), calls: [{ name: 'get_weather', args: { city: 'Tokyo', unit: 'celsius' } }], content: null },
+  { source: `${VLLM_DSV3} :: test_parallel_tool_calls`, text: DSV3([['get_weather', '{"city": "Tokyo", "unit": "celsius"}'], ['search_hotels', '{"location": "Tokyo", "check_in": "2025-01-15"}']]), calls: [{ name: 'get_weather', args: { city: 'Tokyo', unit: 'celsius' } }, { name: 'search_hotels', args: { location: 'Tokyo', check_in: '2025-01-15' } }] },
+  { source: `${VLLM_DSV3} :: test_various_data_types`, text: DSV3([['test_function', '{"string_field": "hello", "int_field": 42, "float_field": 3.14, "bool_field": true, "null_field": null, "array_field": ["a", "b", "c"], "object_field": {"nested": "value"}, "empty_array": [], "empty_object": {}}']]), calls: [{ name: 'test_function', args: { ...TYPES_ARGS, empty_array: [], empty_object: {} } }] },
+  { source: `${VLLM_DSV3} :: test_empty_arguments`, text: DSV3([['get_current_time', '{}']]), calls: [{ name: 'get_current_time', args: {} }] },
+  { source: `${VLLM_DSV3} :: test_surrounding_text`, text: `Let me check the weather for you.${DSV3([['get_weather', '{"city": "Paris"}']])}`, calls: [{ name: 'get_weather', args: { city: 'Paris' } }] },
+  { source: `${VLLM_DSV3} :: test_escaped_strings`, text: DSV3([['send_message', '{"text": "He said \\"hello\\"", "path": "C:\\\\Users\\\\file", "newline": "line1\\nline2"}']]), calls: [{ name: 'send_message', args: { text: 'He said "hello"', path: 'C:\\Users\\file', newline: 'line1\nline2' } }] },
+];
+
+const VLLM_STEP3 = 'vllm-project/vllm tests/tool_parsers/test_step3_tool_parser.py@04b590e6';
+const STEP3 = (calls: string[], sep = ''): string => `<｜tool_calls_begin｜>${calls.map((call) => `<｜tool_call_begin｜>${call}<｜tool_call_end｜>`).join(sep)}<｜tool_calls_end｜>`;
+const STEP_INVOKE = (name: string, params: Record<string, string>): string => `<steptml:invoke name="${name}">${Object.entries(params).map(([k, v]) => `<steptml:parameter name="${k}">${v}</steptml:parameter>`).join('')}</steptml:invoke>`;
+const STEP3_WS_TOOLS = [{ name: 'edit_file', parameters: { type: 'object', properties: { old_string: { type: 'string' }, indent: { type: 'integer' }, enabled: { type: 'boolean' } } } }];
+const STEP3_WS = (value: string): string => `<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜>edit_file\n${STEP_INVOKE('edit_file', { old_string: value, indent: ' 4 ', enabled: ' true ' })}<｜tool_call_end｜><｜tool_calls_end｜>`;
+
+// vLLM marks its own step3 parser xfail on most common tests; the expectations are the tests'.
+export const HARVEST_STEP3: HarvestCase[] = [
+  { source: `${VLLM_STEP3} :: test_no_tool_calls`, text: 'This is a regular response without any tool calls.', calls: [], content: 'This is a regular response without any tool calls.', declared: ['get_weather'] },
+  { source: `${VLLM_STEP3} :: test_single_tool_call_simple_args`, text: STEP3([STEP_INVOKE('get_weather', { city: 'Tokyo' })]), calls: [{ name: 'get_weather', args: { city: 'Tokyo' } }], content: null },
+  { source: `${VLLM_STEP3} :: test_parallel_tool_calls`, text: STEP3([STEP_INVOKE('get_weather', { city: 'Tokyo' }), STEP_INVOKE('get_time', { timezone: 'Asia/Tokyo' })], '<｜tool_sep｜>'), calls: [{ name: 'get_weather', args: { city: 'Tokyo' } }, { name: 'get_time', args: { timezone: 'Asia/Tokyo' } }] },
+  {
+    source: `${VLLM_STEP3} :: test_various_data_types`,
+    text: STEP3([STEP_INVOKE('test_function', { string_field: 'hello', int_field: '42', float_field: '3.14', bool_field: 'true', null_field: 'null', array_field: '["a", "b", "c"]', object_field: '{"nested": "value"}' })]),
+    calls: [{ name: 'test_function', args: TYPES_ARGS }],
+    tools: [{ name: 'test_function', parameters: { type: 'object', properties: { string_field: { type: 'string' }, int_field: { type: 'integer' }, float_field: { type: 'number' }, bool_field: { type: 'boolean' }, null_field: { type: 'null' }, array_field: { type: 'array' }, object_field: { type: 'object' } } } }],
+  },
+  { source: `${VLLM_STEP3} :: test_empty_arguments`, text: STEP3(['<steptml:invoke name="refresh"></steptml:invoke>']), calls: [{ name: 'refresh', args: {} }] },
+  { source: `${VLLM_STEP3} :: test_surrounding_text`, text: `Let me check the weather for you.\n\n${STEP3([STEP_INVOKE('get_weather', { city: 'Tokyo' })])}\n\nI'll get that information.`, calls: [{ name: 'get_weather', args: { city: 'Tokyo' } }] },
+  { source: `${VLLM_STEP3} :: test_escaped_strings`, text: STEP3([STEP_INVOKE('test_function', { quoted: 'He said "hello"', path: 'C:\\Users\\file.txt', newline: 'line1\nline2' })]), calls: [{ name: 'test_function', args: { quoted: 'He said "hello"', path: 'C:\\Users\\file.txt', newline: 'line1\nline2' } }] },
+  ...['    if x:', 'return 1\n', '    if x:\n        return 1\n', 'hello ', 'hello\u00a0', 'hello'].map((value) => ({ source: `${VLLM_STEP3} :: TestStep3ParameterWhitespace.test_string_value_preserved[${JSON.stringify(value)}]`, text: STEP3_WS(value), calls: [{ name: 'edit_file', args: { old_string: value, indent: 4, enabled: true } }], tools: STEP3_WS_TOOLS })),
+];
+
+export const HARVEST: HarvestCase[] = [...HARVEST_LFM2, ...HARVEST_MINIMAX_M2, ...HARVEST_HERMES, ...HARVEST_QWEN3_CODER, ...HARVEST_MISTRAL, ...HARVEST_SGLANG, ...HARVEST_SGLANG_MORE, ...HARVEST_LLAMA3_JSON, ...HARVEST_DEEPSEEK_V3, ...HARVEST_STEP3];
