@@ -335,4 +335,27 @@ export const HARVEST_STEP3: HarvestCase[] = [
   ...['    if x:', 'return 1\n', '    if x:\n        return 1\n', 'hello ', 'hello\u00a0', 'hello'].map((value) => ({ source: `${VLLM_STEP3} :: TestStep3ParameterWhitespace.test_string_value_preserved[${JSON.stringify(value)}]`, text: STEP3_WS(value), calls: [{ name: 'edit_file', args: { old_string: value, indent: 4, enabled: true } }], tools: STEP3_WS_TOOLS })),
 ];
 
-export const HARVEST: HarvestCase[] = [...HARVEST_LFM2, ...HARVEST_MINIMAX_M2, ...HARVEST_HERMES, ...HARVEST_QWEN3_CODER, ...HARVEST_MISTRAL, ...HARVEST_SGLANG, ...HARVEST_SGLANG_MORE, ...HARVEST_LLAMA3_JSON, ...HARVEST_DEEPSEEK_V3, ...HARVEST_STEP3];
+const VLLM_GLM = 'vllm-project/vllm tests/tool_parsers/test_glm4_moe_tool_parser.py@024364d6';
+const GLM_INDENTED = (name: string, args: Record<string, string>): string => `<tool_call>${name}\n${Object.entries(args).map(([k, v]) => `    <arg_key>${k}</arg_key>\n    <arg_value>${v}</arg_value>\n`).join('')}    </tool_call>`;
+const WEATHER3 = (city: string, state: string, unit: string) => ({ name: 'get_current_weather', args: { city, state, unit } });
+const BEIJING = { name: 'get_weather', args: { city: 'Beijing', date: '2025-08-01' } };
+
+// The test declares get_weather alone but expects calls to other names (vLLM's parser does not
+// check names); every called name is declared here. Content is not asserted where vLLM keeps only
+// the text before the first call.
+export const HARVEST_GLM4_MOE: HarvestCase[] = [
+  { source: `${VLLM_GLM} :: test_extract_tool_calls_no_tools`, text: 'This is a test', calls: [], content: 'This is a test', declared: ['get_weather'] },
+  { source: `${VLLM_GLM} :: test_extract_tool_calls[single_tool_call]`, text: GLM_INDENTED('get_current_weather', { city: 'Dallas', state: 'TX', unit: 'fahrenheit' }), calls: [WEATHER3('Dallas', 'TX', 'fahrenheit')], content: null },
+  { source: `${VLLM_GLM} :: test_extract_tool_calls[multiple_tool_calls]`, text: `${GLM_INDENTED('get_current_weather', { city: 'Dallas', state: 'TX', unit: 'fahrenheit' })}\n    ${GLM_INDENTED('get_current_weather', { city: 'Orlando', state: 'FL', unit: 'fahrenheit' })}`, calls: [WEATHER3('Dallas', 'TX', 'fahrenheit'), WEATHER3('Orlando', 'FL', 'fahrenheit')], content: null },
+  { source: `${VLLM_GLM} :: test_extract_tool_calls[tool_call_with_content_before]`, text: `I'll help you check the weather. ${GLM_INDENTED('get_current_weather', { city: 'Seattle', state: 'WA', unit: 'celsius' })}`, calls: [WEATHER3('Seattle', 'WA', 'celsius')], content: "I'll help you check the weather. " },
+  { source: `${VLLM_GLM} :: test_extract_tool_calls[tool_call_with_mixed_args]`, text: GLM_INDENTED('get_current_weather', { city: 'New York', state: 'NY', unit: 'celsius' }), calls: [WEATHER3('New York', 'NY', 'celsius')], content: null },
+  { source: `${VLLM_GLM} :: test_extract_tool_calls[tool_call_with_chinese_content]`, text: `I will help you get the weather.${GLM_INDENTED('get_weather', { city: 'Beijing', date: '2025-08-01' })}`, calls: [BEIJING], content: 'I will help you get the weather.' },
+  { source: `${VLLM_GLM} :: test_extract_tool_calls_with_thinking_tags`, text: `<think>I want to get the weather.</think>\n\nI will help you get the weather.\n${GLM('get_weather', { city: 'Beijing', date: '2025-08-01' })}`, calls: [BEIJING], content: '<think>I want to get the weather.</think>\n\nI will help you get the weather.\n' },
+  { source: `${VLLM_GLM} :: test_extract_tool_calls_empty_arguments`, text: '<tool_call>get_current_time\n</tool_call>', calls: [{ name: 'get_current_time', args: {} }] },
+  { source: `${VLLM_GLM} :: test_extract_tool_calls_mixed_content`, text: `I will help you get the weather info.\n\n${GLM('get_weather', { city: 'Beijing', date: '2025-08-01' })}\n\nmeaningwhile, I will also check the weather in Shanghai.\n\n${GLM('get_weather', { city: 'Shanghai', date: '2025-08-01' })}`, calls: [BEIJING, { name: 'get_weather', args: { city: 'Shanghai', date: '2025-08-01' } }] },
+  { source: `${VLLM_GLM} :: test_streaming_basic_functionality`, text: GLM('get_weather', { city: 'Beijing' }), calls: [{ name: 'get_weather', args: { city: 'Beijing' } }] },
+  { source: `${VLLM_GLM} :: test_extract_tool_calls_special_characters`, text: GLM('send_message', { recipient: 'Amy', message: 'It is a nice day', priority: 'high' }), calls: [{ name: 'send_message', args: { recipient: 'Amy', message: 'It is a nice day', priority: 'high' } }] },
+  { source: `${VLLM_GLM} :: test_extract_tool_calls_incomplete_tool_call`, text: '<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Beijing</arg_value>\n<arg_key>date</arg_key>\n<arg_value>2025-08-01</arg_value>', calls: [], content: '<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Beijing</arg_value>\n<arg_key>date</arg_key>\n<arg_value>2025-08-01</arg_value>', declared: ['get_weather'] },
+];
+
+export const HARVEST: HarvestCase[] = [...HARVEST_LFM2, ...HARVEST_MINIMAX_M2, ...HARVEST_HERMES, ...HARVEST_QWEN3_CODER, ...HARVEST_MISTRAL, ...HARVEST_SGLANG, ...HARVEST_SGLANG_MORE, ...HARVEST_LLAMA3_JSON, ...HARVEST_DEEPSEEK_V3, ...HARVEST_STEP3, ...HARVEST_GLM4_MOE];
