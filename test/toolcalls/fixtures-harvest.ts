@@ -358,4 +358,47 @@ export const HARVEST_GLM4_MOE: HarvestCase[] = [
   { source: `${VLLM_GLM} :: test_extract_tool_calls_incomplete_tool_call`, text: '<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Beijing</arg_value>\n<arg_key>date</arg_key>\n<arg_value>2025-08-01</arg_value>', calls: [], content: '<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Beijing</arg_value>\n<arg_key>date</arg_key>\n<arg_value>2025-08-01</arg_value>', declared: ['get_weather'] },
 ];
 
-export const HARVEST: HarvestCase[] = [...HARVEST_LFM2, ...HARVEST_MINIMAX_M2, ...HARVEST_HERMES, ...HARVEST_QWEN3_CODER, ...HARVEST_MISTRAL, ...HARVEST_SGLANG, ...HARVEST_SGLANG_MORE, ...HARVEST_LLAMA3_JSON, ...HARVEST_DEEPSEEK_V3, ...HARVEST_STEP3, ...HARVEST_GLM4_MOE];
+const VLLM_KIMI = 'vllm-project/vllm tests/tool_parsers/test_kimi_k2_tool_parser.py@0825a6c3';
+const KIMI_TOOL = (id: string, args: string): string => `<|tool_call_begin|>${id} <|tool_call_argument_begin|>${args}<|tool_call_end|>`;
+const KIMI_WRAP = (...tools: string[]): string => `<|tool_calls_section_begin|>${tools.join('')}<|tool_calls_section_end|>`;
+/** The test's streamed deltas joined: a space after the id and after the arguments. */
+const KIMI_DELTAS = (content: string, tools: Array<[string, string]>): string => `${content}<|tool_calls_section_begin|>${tools.map(([id, args]) => `<|tool_call_begin|>${id} <|tool_call_argument_begin|>${args} <|tool_call_end|>`).join('')}<|tool_calls_section_end|>`;
+const KIMI_OBJECT = (properties: Record<string, unknown>) => ({ type: 'object', properties });
+const KIMI_WEATHER_TOOL = { name: 'get_weather', parameters: KIMI_OBJECT({ city: { type: 'string' }, unit: { type: 'string' } }) };
+const KIMI_READ_FILE_TOOL = { name: 'read_file', parameters: KIMI_OBJECT({ path: { type: 'string' } }) };
+const KIMI_BOOK_FLIGHT_TOOL = { name: 'book_flight', parameters: KIMI_OBJECT({ city: { type: 'string' } }) };
+const TOKYO_C = { name: 'get_weather', args: { city: 'Tokyo', unit: 'celsius' } };
+
+// Tests without tools of their own get one per called name. Kimi's ids are not compared (toolgate
+// gives text calls fresh ids).
+export const HARVEST_KIMI_K2: HarvestCase[] = [
+  { source: `${VLLM_KIMI} :: TestExtractToolCalls.test_no_tools`, text: 'This is a test', calls: [], content: 'This is a test', declared: ['get_weather'] },
+  { source: `${VLLM_KIMI} :: TestExtractToolCalls.test_extract_tool_calls[single_tool_call]`, text: `I'll check. ${KIMI_WRAP(KIMI_TOOL('functions.get_weather:0', '{"city": "Beijing"}'))}`, calls: [{ name: 'get_weather', args: { city: 'Beijing' } }], content: "I'll check. " },
+  { source: `${VLLM_KIMI} :: TestExtractToolCalls.test_extract_tool_calls[parallel_tool_calls]`, text: `Compare weather. ${KIMI_WRAP(KIMI_TOOL('functions.get_weather:0', '{"city": "Beijing"}'), KIMI_TOOL('functions.get_weather:1', '{"city": "Shanghai"}'))}`, calls: [{ name: 'get_weather', args: { city: 'Beijing' } }, { name: 'get_weather', args: { city: 'Shanghai' } }], content: 'Compare weather. ' },
+  {
+    source: `${VLLM_KIMI} :: TestExtractToolCalls.test_extract_tool_calls[three_tool_calls]`,
+    text: `Multiple tasks. ${KIMI_WRAP(KIMI_TOOL('functions.get_weather:0', '{"city": "New York"}'), KIMI_TOOL('functions.get_news:1', '{"topic": "technology"}'), KIMI_TOOL('functions.send_email:2', '{"to": "user@example.com", "subject": "Daily Update"}'))}`,
+    calls: [{ name: 'get_weather', args: { city: 'New York' } }, { name: 'get_news', args: { topic: 'technology' } }, { name: 'send_email', args: { to: 'user@example.com', subject: 'Daily Update' } }],
+    content: 'Multiple tasks. ',
+  },
+  { source: `${VLLM_KIMI} :: TestExtractToolCalls.test_extract_tool_calls[angle_brackets_in_json]`, text: `Process HTML. ${KIMI_WRAP(KIMI_TOOL('functions.process_html:0', '{"html": "<div>content</div>"}'))}`, calls: [{ name: 'process_html', args: { html: '<div>content</div>' } }], content: 'Process HTML. ' },
+  { source: `${VLLM_KIMI} :: TestExtractToolCalls.test_extract_tool_calls[multiline_json]`, text: `Formatted. ${KIMI_WRAP(KIMI_TOOL('functions.process_data:0', '{\n  "name": "test",\n  "value": 123\n}'))}`, calls: [{ name: 'process_data', args: { name: 'test', value: 123 } }], content: 'Formatted. ' },
+  { source: `${VLLM_KIMI} :: TestExtractToolCalls.test_extract_tool_calls[no_functions_prefix]`, text: `No prefix. ${KIMI_WRAP(KIMI_TOOL('get_weather:0', '{"city": "Tokyo"}'))}`, calls: [{ name: 'get_weather', args: { city: 'Tokyo' } }], content: 'No prefix. ' },
+  { source: `${VLLM_KIMI} :: TestExtractToolCalls.test_extract_tool_calls[empty_arguments]`, text: `Empty args. ${KIMI_WRAP(KIMI_TOOL('functions.test:0', '{}'))}`, calls: [{ name: 'test', args: {} }], content: 'Empty args. ' },
+  { source: `${VLLM_KIMI} :: TestExtractToolCalls.test_invalid_json_still_extracted`, text: `Help. ${KIMI_WRAP(KIMI_TOOL('functions.bad:0', '{"city": "Beijing"'), KIMI_TOOL('functions.good:1', '{"city": "Shanghai"}'))}`, calls: [{ name: 'bad', args: { city: 'Beijing' } }, { name: 'good', args: { city: 'Shanghai' } }] },
+  { source: `${VLLM_KIMI} :: TestExtractToolCalls.test_invalid_funcall_id_skipped`, text: `Help. ${KIMI_WRAP(KIMI_TOOL('functions.invalid.0', '{"city": "Beijing"}'), KIMI_TOOL('functions.valid:1', '{"city": "Shanghai"}'))}`, calls: [{ name: 'valid', args: { city: 'Shanghai' } }], declared: ['invalid'] },
+  { source: `${VLLM_KIMI} :: TestExtractToolCalls.test_native_id_extracted`, text: `Checking weather. ${KIMI_WRAP(KIMI_TOOL('functions.get_weather:0', '{"city": "Tokyo"}'))}`, calls: [{ name: 'get_weather', args: { city: 'Tokyo' } }] },
+  { source: `${VLLM_KIMI} :: TestExtractToolCalls.test_bare_counter`, text: `Let me check. ${KIMI_WRAP(KIMI_TOOL('0', '{"city": "Tokyo", "unit": "celsius"}'))}`, calls: [TOKYO_C], content: 'Let me check. ', tools: [KIMI_WEATHER_TOOL] },
+  { source: `${VLLM_KIMI} :: TestExtractToolCalls.test_bare_counter_single_tool_invalid_json_still_extracted`, text: `Let me check. ${KIMI_WRAP(KIMI_TOOL('0', '{"city": "Tokyo"'))}`, calls: [{ name: 'get_weather', args: { city: 'Tokyo' } }], tools: [KIMI_WEATHER_TOOL] },
+  { source: `${VLLM_KIMI} :: TestExtractToolCalls.test_bare_counter_multiple_tools_infers_by_args`, text: `Let me check. ${KIMI_WRAP(KIMI_TOOL('0', '{"city": "Tokyo", "unit": "celsius"}'))}`, calls: [TOKYO_C], tools: [KIMI_READ_FILE_TOOL, KIMI_WEATHER_TOOL] },
+  { source: `${VLLM_KIMI} :: TestExtractToolCalls.test_bare_counter_multiple_tools_skips_unsafe_inference[ambiguous]`, text: `Let me check. ${KIMI_WRAP(KIMI_TOOL('0', '{"city": "Tokyo"}'))}`, calls: [], tools: [KIMI_WEATHER_TOOL, KIMI_BOOK_FLIGHT_TOOL] },
+  { source: `${VLLM_KIMI} :: TestExtractToolCalls.test_bare_counter_multiple_tools_skips_unsafe_inference[malformed_json]`, text: `Let me check. ${KIMI_WRAP(KIMI_TOOL('0', '{"city": "Tokyo"'))}`, calls: [], tools: [KIMI_WEATHER_TOOL, KIMI_BOOK_FLIGHT_TOOL] },
+  { source: `${VLLM_KIMI} :: TestStreamingHappyPath.test_single_tool_call`, text: KIMI_DELTAS("I'll help. ", [['functions.get_weather:0', '{"city": "Beijing"}']]), calls: [{ name: 'get_weather', args: { city: 'Beijing' } }] },
+  { source: `${VLLM_KIMI} :: TestStreamingHappyPath.test_multiple_tool_calls`, text: KIMI_DELTAS('Compare weather. ', [['functions.get_weather:0', '{"city": "Tokyo"}'], ['functions.get_weather:1', '{"city": "NYC"}']]), calls: [{ name: 'get_weather', args: { city: 'Tokyo' } }, { name: 'get_weather', args: { city: 'NYC' } }] },
+  { source: `${VLLM_KIMI} :: TestStreamingHappyPath.test_bare_counter`, text: KIMI_DELTAS("I'll help. ", [['0', '{"city": "Beijing"}']]), calls: [{ name: 'get_weather', args: { city: 'Beijing' } }], tools: [KIMI_WEATHER_TOOL] },
+  { source: `${VLLM_KIMI} :: TestStreamingHappyPath.test_bare_counter_multiple_tools_infers_by_args`, text: KIMI_DELTAS("I'll help. ", [['0', '{"city": "Beijing", "unit": "celsius"}']]), calls: [{ name: 'get_weather', args: { city: 'Beijing', unit: 'celsius' } }], tools: [KIMI_READ_FILE_TOOL, KIMI_WEATHER_TOOL] },
+  { source: `${VLLM_KIMI} :: TestStreamingHappyPath.test_content_before_tools`, text: KIMI_DELTAS("I'll check the weather. ", [['functions.get_weather:0', '{"city": "Tokyo"}']]), calls: [{ name: 'get_weather', args: { city: 'Tokyo' } }], content: "I'll check the weather. " },
+  { source: `${VLLM_KIMI} :: TestStreamingHappyPath.test_no_tool_calls`, text: 'This is just regular text without tools.', calls: [], content: 'This is just regular text without tools.', declared: ['get_weather'] },
+];
+
+export const HARVEST: HarvestCase[] = [...HARVEST_LFM2, ...HARVEST_MINIMAX_M2, ...HARVEST_HERMES, ...HARVEST_QWEN3_CODER, ...HARVEST_MISTRAL, ...HARVEST_SGLANG, ...HARVEST_SGLANG_MORE, ...HARVEST_LLAMA3_JSON, ...HARVEST_DEEPSEEK_V3, ...HARVEST_STEP3, ...HARVEST_GLM4_MOE, ...HARVEST_KIMI_K2];
