@@ -401,4 +401,37 @@ export const HARVEST_KIMI_K2: HarvestCase[] = [
   { source: `${VLLM_KIMI} :: TestStreamingHappyPath.test_no_tool_calls`, text: 'This is just regular text without tools.', calls: [], content: 'This is just regular text without tools.', declared: ['get_weather'] },
 ];
 
-export const HARVEST: HarvestCase[] = [...HARVEST_LFM2, ...HARVEST_MINIMAX_M2, ...HARVEST_HERMES, ...HARVEST_QWEN3_CODER, ...HARVEST_MISTRAL, ...HARVEST_SGLANG, ...HARVEST_SGLANG_MORE, ...HARVEST_LLAMA3_JSON, ...HARVEST_DEEPSEEK_V3, ...HARVEST_STEP3, ...HARVEST_GLM4_MOE, ...HARVEST_KIMI_K2];
+const VLLM_DSV31 = 'vllm-project/vllm tests/tool_parsers/test_deepseekv31_tool_parser.py@100fe7e0';
+const DSV31 = (calls: Array<[string, string]>): string => `<｜tool▁calls▁begin｜>${calls.map(([name, args]) => `<｜tool▁call▁begin｜>${name}<｜tool▁sep｜>${args}<｜tool▁call▁end｜>`).join('')}<｜tool▁calls▁end｜>`;
+
+// Content is not asserted where vLLM drops the text after the calls (toolgate keeps it).
+export const HARVEST_DEEPSEEK_V31: HarvestCase[] = [
+  { source: `${VLLM_DSV31} :: test_extract_tool_calls_with_tool`, text: `normal text${DSV31([['foo', '{"x":1}']])}`, calls: [{ name: 'foo', args: { x: 1 } }], content: 'normal text' },
+  { source: `${VLLM_DSV31} :: test_extract_tool_calls_with_multiple_tools`, text: `some prefix text${DSV31([['foo', '{"x":1}'], ['bar', '{"y":2}']])} some suffix text`, calls: [{ name: 'foo', args: { x: 1 } }, { name: 'bar', args: { y: 2 } }] },
+  { source: `${VLLM_DSV31} :: test_extract_tool_calls_unparsable_block[cut off]`, text: 'Let me look that up.<｜tool▁calls▁begin｜>get_weather', calls: [], content: 'Let me look that up.<｜tool▁calls▁begin｜>get_weather', declared: ['get_weather'] },
+  { source: `${VLLM_DSV31} :: test_extract_tool_calls_unparsable_block[no call markers]`, text: '<｜tool▁calls▁begin｜>foo<｜tool▁sep｜>{"x":1}<｜tool▁calls▁end｜>', calls: [], content: '<｜tool▁calls▁begin｜>foo<｜tool▁sep｜>{"x":1}<｜tool▁calls▁end｜>', declared: ['foo'] },
+];
+
+const VLLM_A13B = 'vllm-project/vllm tests/tool_parsers/test_hunyuan_a13b_tool_parser.py@10a67515';
+const A13B = (calls: string): string => `<tool_calls>[${calls}]</tool_calls>`;
+const SF_CELSIUS = { name: 'get_weather', args: { city: 'San Francisco', metric: 'celsius' } };
+const COMPLEX = { name: 'complex_tool', args: { level1: { level2: { level3: { value: 123 } } } } };
+
+// Content is not asserted where vLLM strips the text after the calls (toolgate keeps it).
+export const HARVEST_HUNYUAN_A13B: HarvestCase[] = [
+  { source: `${VLLM_A13B} :: test_hunyuan_a13b_tool_parser_extract[no tool call]`, text: 'How can I help you today?', calls: [], content: 'How can I help you today?', declared: ['get_weather'] },
+  { source: `${VLLM_A13B} :: test_hunyuan_a13b_tool_parser_extract[single]`, text: A13B('{"name": "get_weather", "arguments": {"city": "San Francisco", "metric": "celsius"}}'), calls: [SF_CELSIUS], content: null },
+  { source: `${VLLM_A13B} :: test_hunyuan_a13b_tool_parser_extract[multiple]`, text: A13B(`{"name": "get_weather", "arguments": {"city": "San Francisco", "metric": "celsius"}}, {"name": "register_user", "arguments": {"name": "John Doe", "age": 37, "address": {"city": "San Francisco", "state": "CA"}, "role": null, "passed_test": true, "aliases": ["John", "Johnny"]}}`), calls: [SF_CELSIUS, REGISTER], content: null },
+  { source: `${VLLM_A13B} :: test_hunyuan_a13b_tool_parser_extract[content before]`, text: `I will call the tool now. ${A13B('{"name": "get_weather", "arguments": {"city": "Boston"}}')}`, calls: [{ name: 'get_weather', args: { city: 'Boston' } }], content: 'I will call the tool now. ' },
+  { source: `${VLLM_A13B} :: test_hunyuan_a13b_tool_parser_extract[content after]`, text: `${A13B('{"name": "get_weather", "arguments": {"city": "Seattle"}}')}\nThank you!`, calls: [{ name: 'get_weather', args: { city: 'Seattle' } }] },
+  { source: `${VLLM_A13B} :: test_hunyuan_a13b_tool_parser_extract[nested]`, text: A13B('{"name": "complex_tool", "arguments": {"level1": {"level2": {"level3": {"value": 123}}}}}'), calls: [COMPLEX], content: null },
+  { source: `${VLLM_A13B} :: test_hunyuan_a13b_tool_parser_streaming[0]`, text: A13B('{"name": "get_weather", "arguments": {"city": "San Francisco", "metric": "celsius"}}'), calls: [SF_CELSIUS] },
+  { source: `${VLLM_A13B} :: test_hunyuan_a13b_tool_parser_streaming[1]`, text: A13B('{"name": "get_weather", "arguments": {"city": "Boston"}}'), calls: [{ name: 'get_weather', args: { city: 'Boston' } }] },
+  { source: `${VLLM_A13B} :: test_hunyuan_a13b_tool_parser_streaming[2]`, text: `${A13B('{"name": "get_weather", "arguments": {"city": "Boston"}}')}\n</answer>`, calls: [{ name: 'get_weather', args: { city: 'Boston' } }] },
+  { source: `${VLLM_A13B} :: test_hunyuan_a13b_tool_parser_streaming[3] (xfail in vLLM)`, text: A13B('{"name": "complex_tool", "arguments":  {"level1": {"level2": {"level3": {"value": 123}}}}}'), calls: [COMPLEX] },
+  { source: `${VLLM_A13B} :: test_hunyuan_a13b_tool_parser_non_ascii`, text: A13B('{"name": "get_weather", "arguments": {"city": "北京"}}'), calls: [{ name: 'get_weather', args: { city: '北京' } }] },
+  { source: `${VLLM_A13B} :: test_hunyuan_a13b_tool_parser_streaming_one_empty_args_tool[first]`, text: A13B('{"name": "a", "arguments": {}}, {"name": "b", "arguments": {"x": 42}}'), calls: [{ name: 'a', args: {} }, { name: 'b', args: { x: 42 } }] },
+  { source: `${VLLM_A13B} :: test_hunyuan_a13b_tool_parser_streaming_one_empty_args_tool[last]`, text: A13B('{"name": "a", "arguments": {"x": 42}}, {"name": "b", "arguments": {}}'), calls: [{ name: 'a', args: { x: 42 } }, { name: 'b', args: {} }] },
+];
+
+export const HARVEST: HarvestCase[] = [...HARVEST_LFM2, ...HARVEST_MINIMAX_M2, ...HARVEST_HERMES, ...HARVEST_QWEN3_CODER, ...HARVEST_MISTRAL, ...HARVEST_SGLANG, ...HARVEST_SGLANG_MORE, ...HARVEST_LLAMA3_JSON, ...HARVEST_DEEPSEEK_V3, ...HARVEST_STEP3, ...HARVEST_GLM4_MOE, ...HARVEST_KIMI_K2, ...HARVEST_DEEPSEEK_V31, ...HARVEST_HUNYUAN_A13B];
