@@ -1,10 +1,11 @@
 import type { HarvestCase } from './fixtures-harvest.js';
 
 // More harvested parser test cases (vLLM: llama3_json, deepseekv3, step3, glm4_moe, kimi_k2,
-// deepseekv31, hunyuan_a13b), in the form of test/toolcalls/fixtures-harvest.ts, which lists them all
+// deepseekv31, hunyuan_a13b, seed_oss, jamba), in the form of test/toolcalls/fixtures-harvest.ts, which lists them all
 // in HARVEST.
 
 const GLM = (name: string, args: Record<string, string>): string => `<tool_call>${name}\n${Object.entries(args).map(([k, v]) => `<arg_key>${k}</arg_key>\n<arg_value>${v}</arg_value>\n`).join('')}</tool_call>`;
+const DALLAS_TX_F = { name: 'get_current_weather', args: { city: 'Dallas', state: 'TX', unit: 'fahrenheit' } };
 const REGISTER = { name: 'register_user', args: { name: 'John Doe', age: 37, address: { city: 'San Francisco', state: 'CA' }, role: null, passed_test: true, aliases: ['John', 'Johnny'] } };
 
 const VLLM_LLAMA3 = 'vllm-project/vllm tests/tool_parsers/test_llama3_json_tool_parser.py@1e499e36';
@@ -173,4 +174,37 @@ export const HARVEST_HUNYUAN_A13B: HarvestCase[] = [
   { source: `${VLLM_A13B} :: test_hunyuan_a13b_tool_parser_non_ascii`, text: A13B('{"name": "get_weather", "arguments": {"city": "北京"}}'), calls: [{ name: 'get_weather', args: { city: '北京' } }] },
   { source: `${VLLM_A13B} :: test_hunyuan_a13b_tool_parser_streaming_one_empty_args_tool[first]`, text: A13B('{"name": "a", "arguments": {}}, {"name": "b", "arguments": {"x": 42}}'), calls: [{ name: 'a', args: {} }, { name: 'b', args: { x: 42 } }] },
   { source: `${VLLM_A13B} :: test_hunyuan_a13b_tool_parser_streaming_one_empty_args_tool[last]`, text: A13B('{"name": "a", "arguments": {"x": 42}}, {"name": "b", "arguments": {}}'), calls: [{ name: 'a', args: { x: 42 } }, { name: 'b', args: {} }] },
+];
+
+const VLLM_SEED = 'vllm-project/vllm tests/tool_parsers/test_seed_oss_tool_parser.py@0f120751';
+const SEED_TOOLS = [{ name: 'get_weather', parameters: { type: 'object', properties: { location: { type: 'string' }, unit: { type: 'string' } }, required: ['location'], additionalProperties: false } }];
+const SEED_CALL = (params: string): string => `<seed:tool_call>\n<function=get_weather>\n${params}</function>\n</seed:tool_call>`;
+const SEED_BARCELONA = SEED_CALL('<parameter=location>Barcelona, Spain</parameter>\n');
+const SEED_THINK_512 = "<seed:think>The user's current thinking budget is 512.</seed:cot_budget_reflect>\nLet me analyze the question. The user wants to know the weather in Barcelona, Spain. Looking at the functions available, there's a get_weather function that can retrieve the current temperature for a given location. \n\nFirst, check the parameters required by get_weather: location is mandatory (needs city and country), and unit is optional. The user provided \"Barcelona Spain\" as the location, which fits the required format (city, country). \n<seed:cot_budget_reflect>I have used 131 tokens, and there are 381 tokens remaining for use.</seed:cot_budget_reflect>\n Since the unit isn't specified, the function will default to Celsius, which is fine. \n\nThere's no need to ask for more information because the location is clear. So I should call the get_weather function with location set to \"Barcelona, Spain\" (adding a comma for clarity, though the user's input has a space, but the function might accept either; to be safe, using the standard format with a comma).\n<seed:cot_budget_reflect>I have used 257 tokens, and there are 255 tokens remaining for use.</seed:cot_budget_reflect>\n The unit parameter can be omitted since it's optional.</seed:think>\n";
+const SEED_THINK_UNLIMITED = "<seed:think>\nGot it, let's see. The user asked for the weather in Barcelona, Spain. First, I need to remember the function I can use: get_weather. The function requires a location (city and country) which is \"Barcelona, Spain\" here, and unit is optional. Since the user didn't specify the unit, the default in the function is Celsius, right? Wait, let me check the function docstring again. Oh, the function says unit is optional, and returns temperature in Celsius. So I should call get_weather with location \"Barcelona, Spain\" and maybe omit unit or set to Celsius. Let me format the function call correctly. The format is <seed:tool_call>\n<function=get_weather>\n<parameter=location>Barcelona, Spain</parameter>\n<parameter=unit>celsius</parameter>\n</function>\n</seed:tool_call>. Wait, but does the unit parameter accept \"celsius\"? The docstring says unit is the unit of temperature, but the return is in Celsius anyway. Maybe even if I don't pass unit, it's okay, but to be explicit, maybe pass \"celsius\". Let me go with that. So the function call should be as above. Then wait for the result to come back and tell the user the temperature in Celsius.</seed:think>";
+
+// Content keeps the reasoning: these tests read it as content, as toolgate's default reasoning mode does.
+export const HARVEST_SEED_OSS: HarvestCase[] = [
+  { source: `${VLLM_SEED} :: test_extract_tool_calls_no_tools`, text: 'This is a test response without any tool calls', calls: [], content: 'This is a test response without any tool calls', tools: SEED_TOOLS },
+  { source: `${VLLM_SEED} :: test_extract_tool_calls[tool_call_0_thinking_budget]`, text: SEED_BARCELONA, calls: [{ name: 'get_weather', args: { location: 'Barcelona, Spain' } }], content: null, tools: SEED_TOOLS },
+  { source: `${VLLM_SEED} :: test_extract_tool_calls[tool_call_512_thinkg_budget]`, text: SEED_THINK_512 + SEED_BARCELONA, calls: [{ name: 'get_weather', args: { location: 'Barcelona, Spain' } }], content: SEED_THINK_512, tools: SEED_TOOLS },
+  {
+    source: `${VLLM_SEED} :: test_extract_tool_calls[tool_call_unlimited_thinking_budget]`,
+    text: SEED_THINK_UNLIMITED + SEED_CALL('<parameter=location>Barcelona, Spain</parameter>\n<parameter=unit>celsius</parameter>\n'),
+    calls: [{ name: 'get_weather', args: { location: 'Barcelona, Spain', unit: 'celsius' } }],
+    content: SEED_THINK_UNLIMITED,
+    tools: SEED_TOOLS,
+  },
+];
+
+const VLLM_JAMBA = 'vllm-project/vllm tests/tool_parsers/test_jamba_tool_parser.py@045d7575';
+const JAMBA_DALLAS = '{"name": "get_current_weather", "arguments": {"city": "Dallas", "state": "TX", "unit": "fahrenheit"}}';
+const JAMBA_ORLANDO = '{"name": "get_current_weather", "arguments": {"city": "Orlando", "state": "FL", "unit": "fahrenheit"}}';
+
+export const HARVEST_JAMBA: HarvestCase[] = [
+  { source: `${VLLM_JAMBA} :: test_extract_tool_calls_no_tools`, text: 'This is a test', calls: [], content: 'This is a test', declared: ['get_current_weather'] },
+  { source: `${VLLM_JAMBA} :: test_extract_tool_calls[single_tool]`, text: ` <tool_calls>[\n    ${JAMBA_DALLAS}\n]</tool_calls>`, calls: [DALLAS_TX_F], content: null },
+  { source: `${VLLM_JAMBA} :: test_extract_tool_calls[single_tool_with_content]`, text: ` Sure! let me call the tool for you.<tool_calls>[\n    ${JAMBA_DALLAS}\n]</tool_calls>`, calls: [DALLAS_TX_F], content: ' Sure! let me call the tool for you.' },
+  { source: `${VLLM_JAMBA} :: test_extract_tool_calls[parallel_tools]`, text: ` <tool_calls>[\n    ${JAMBA_DALLAS},\n    ${JAMBA_ORLANDO}\n]</tool_calls>`, calls: [DALLAS_TX_F, { name: 'get_current_weather', args: { city: 'Orlando', state: 'FL', unit: 'fahrenheit' } }], content: null },
+  { source: `${VLLM_JAMBA} :: test_extract_tool_calls_streaming_arguments_in_single_delta`, text: '<tool_calls>[{"name": "get_current_weather", "arguments": {"city": "Dallas", "state": "TX"}}]</tool_calls>', calls: [{ name: 'get_current_weather', args: { city: 'Dallas', state: 'TX' } }] },
 ];

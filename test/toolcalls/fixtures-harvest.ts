@@ -4,7 +4,7 @@
 // else one tool per called name typed from the expected arguments (toolgate only takes calls to
 // declared tools). test/toolcalls/harvest.test.ts checks them all, whole and streamed.
 
-import { HARVEST_LLAMA3_JSON, HARVEST_DEEPSEEK_V3, HARVEST_STEP3, HARVEST_GLM4_MOE, HARVEST_KIMI_K2, HARVEST_DEEPSEEK_V31, HARVEST_HUNYUAN_A13B } from './fixtures-harvest-vllm.js';
+import { HARVEST_LLAMA3_JSON, HARVEST_DEEPSEEK_V3, HARVEST_STEP3, HARVEST_GLM4_MOE, HARVEST_KIMI_K2, HARVEST_DEEPSEEK_V31, HARVEST_HUNYUAN_A13B, HARVEST_SEED_OSS, HARVEST_JAMBA } from './fixtures-harvest-vllm.js';
 
 export interface HarvestCase {
   /** repository path@commit :: test */
@@ -283,4 +283,6 @@ export const HARVEST: HarvestCase[] = [
   ...HARVEST_KIMI_K2,
   ...HARVEST_DEEPSEEK_V31,
   ...HARVEST_HUNYUAN_A13B,
+  ...HARVEST_SEED_OSS,
+  ...HARVEST_JAMBA,
 ];
