@@ -4,6 +4,8 @@
 // else one tool per called name typed from the expected arguments (toolgate only takes calls to
 // declared tools). test/toolcalls/harvest.test.ts checks them all, whole and streamed.
 
+import { HARVEST_LLAMA3_JSON, HARVEST_DEEPSEEK_V3, HARVEST_STEP3, HARVEST_GLM4_MOE, HARVEST_KIMI_K2, HARVEST_DEEPSEEK_V31, HARVEST_HUNYUAN_A13B, HARVEST_SEED_OSS, HARVEST_JAMBA } from './fixtures-harvest-vllm.js';
+
 export interface HarvestCase {
   /** repository path@commit :: test */
   source: string;
@@ -185,4 +187,102 @@ export const HARVEST_MISTRAL: HarvestCase[] = [
   { source: `${VLLM_MISTRAL} :: test_extract_tool_calls[multiple_tool_calls] (v11)`, text: '[TOOL_CALLS]add{"a": 3.5, "b": 4}[TOOL_CALLS]multiply{"a": 3, "b": 6}', calls: [{ name: 'add', args: { a: 3.5, b: 4 } }, { name: 'multiply', args: { a: 3, b: 6 } }], content: null },
 ];
 
-export const HARVEST: HarvestCase[] = [...HARVEST_LFM2, ...HARVEST_MINIMAX_M2, ...HARVEST_HERMES, ...HARVEST_QWEN3_CODER, ...HARVEST_MISTRAL, ...HARVEST_SGLANG];
+// SGLang's sections for Llama 3.2 JSON, Kimi K2, DeepSeek V3, Qwen3-Coder and GLM-4.5/4.6 (same file
+// and commit as HARVEST_SGLANG). Streaming tests count as their chunks joined; tests that only check
+// a half-written call (partial arguments) or only that a result exists are left out.
+const SGL_CITY_TOOLS = [
+  { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
+  { name: 'get_tourist_attractions', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
+];
+const SGL_Q3_TOOLS = [
+  { name: 'get_current_weather', parameters: { properties: { city: { type: 'string' }, state: { type: 'string' }, unit: { type: 'string', enum: ['fahrenheit', 'celsius'] } }, required: ['city', 'state'] } },
+  { name: 'calculate_area', parameters: { properties: { shape: { type: 'string' }, dimensions: { type: 'object' }, precision: { type: 'integer' } } } },
+];
+const SGL_GLM_TOOLS = [{ name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' }, date: { type: 'string' } }, required: ['city', 'date'] } }];
+const KIMI = (calls: Array<[string, string]>): string => `<|tool_calls_section_begin|>${calls.map(([id, args]) => `<|tool_call_begin|>functions.${id}<|tool_call_argument_begin|>${args}<|tool_call_end|>`).join('')}<|tool_calls_section_end|>`;
+const GLM = (name: string, args: Record<string, string>): string => `<tool_call>${name}\n${Object.entries(args).map(([k, v]) => `<arg_key>${k}</arg_key>\n<arg_value>${v}</arg_value>\n`).join('')}</tool_call>`;
+const TODOS = [
+  { id: '1', task: 'Check for hard-coded issues in the backend code', status: 'in_progress' },
+  { id: '2', task: 'Check for hard-coded issues in the frontend code', status: 'pending' },
+  { id: '3', task: 'Check for code violating the Single Responsibility Principle', status: 'pending' },
+  { id: '4', task: 'Generate a rectification proposal report', status: 'pending' },
+];
+const TODOS_JSON = JSON.stringify(TODOS).replaceAll('","', '", "').replaceAll('":"', '": "').replaceAll('},{', '}, {');
+const Q3_DALLAS_TX = Q3('get_current_weather', { city: 'Dallas', state: 'TX' });
+const INDENT = (text: string): string => text.replaceAll('\n', '\n        ');
+
+export const HARVEST_SGLANG_MORE: HarvestCase[] = [
+  { source: `${SGL} :: TestLlama32Detector.test_single_json`, text: '{"name": "get_weather", "parameters": {"city": "Paris"}}', calls: [{ name: 'get_weather', args: { city: 'Paris' } }], content: null, tools: SGL_CITY_TOOLS },
+  { source: `${SGL} :: TestLlama32Detector.test_multiple_json_with_separator`, text: '<|python_tag|>{"name": "get_weather", "parameters": {"city": "Paris"}};{"name": "get_tourist_attractions", "parameters": {"city": "Paris"}}', calls: [{ name: 'get_weather', args: { city: 'Paris' } }, { name: 'get_tourist_attractions', args: { city: 'Paris' } }], content: null, tools: SGL_CITY_TOOLS },
+  { source: `${SGL} :: TestLlama32Detector.test_multiple_json_with_separator_customized`, text: '<|python_tag|>{"name": "get_weather", "parameters": {}}<|python_tag|>{"name": "get_tourist_attractions", "parameters": {}}', calls: [{ name: 'get_weather', args: {} }, { name: 'get_tourist_attractions', args: {} }], content: null, tools: SGL_CITY_TOOLS },
+  { source: `${SGL} :: TestLlama32Detector.test_json_with_trailing_text`, text: '{"name": "get_weather", "parameters": {}} Some follow-up text', calls: [{ name: 'get_weather', args: {} }], content: 'Some follow-up text', tools: SGL_CITY_TOOLS },
+  { source: `${SGL} :: TestLlama32Detector.test_invalid_then_valid_json`, text: '{"name": "get_weather", "parameters": {{"name": "get_weather", "parameters": {}}', calls: [{ name: 'get_weather', args: {} }], tools: SGL_CITY_TOOLS },
+  { source: `${SGL} :: TestLlama32Detector.test_plain_text_only`, text: 'This is just plain explanation text.', calls: [], content: 'This is just plain explanation text.', tools: SGL_CITY_TOOLS },
+  { source: `${SGL} :: TestLlama32Detector.test_with_python_tag_prefix`, text: 'Some intro. <|python_tag|>{"name": "get_weather", "parameters": {}}', calls: [{ name: 'get_weather', args: {} }], content: 'Some intro.', tools: SGL_CITY_TOOLS },
+  { source: `${SGL} :: TestKimiK2Detector.test_single_tool_call`, text: KIMI([['get_weather:0', '{"city": "Paris"}']]), calls: [{ name: 'get_weather', args: { city: 'Paris' } }], content: null, tools: SGL_CITY_TOOLS },
+  { source: `${SGL} :: TestKimiK2Detector.test_multiple_tool_calls`, text: KIMI([['get_weather:0', '{"city": "Paris"}'], ['get_tourist_attractions:1', '{"city": "London"}']]), calls: [{ name: 'get_weather', args: { city: 'Paris' } }, { name: 'get_tourist_attractions', args: { city: 'London' } }], content: null, tools: SGL_CITY_TOOLS },
+  { source: `${SGL} :: TestKimiK2Detector.test_invalid_tool_call`, text: 'invalid_tool:0<|tool_call_argument_begin|>{"city": "Paris"}<|tool_call_end|><|tool_calls_section_end|>', calls: [], content: 'invalid_tool:0<|tool_call_argument_begin|>{"city": "Paris"}<|tool_call_end|><|tool_calls_section_end|>', tools: SGL_CITY_TOOLS },
+  {
+    source: `${SGL} :: TestDeepSeekV3Detector.test_parse_streaming_multiple_tool_calls_with_multi_token_chunk`,
+    text: '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n```json\n{"city":"Shanghai"}\n```<｜tool▁call▁end｜>\n<｜tool▁call▁begin｜>function<｜tool▁sep｜>get_tourist_attractions\n```json\n{"city": "Beijing"}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>',
+    calls: [{ name: 'get_weather', args: { city: 'Shanghai' } }, { name: 'get_tourist_attractions', args: { city: 'Beijing' } }],
+    tools: SGL_CITY_TOOLS,
+  },
+  { source: `${SGL} :: TestQwen3CoderDetector.test_detect_and_parse_no_tools`, text: 'This is a test response without any tool calls', calls: [], content: 'This is a test response without any tool calls', tools: [] },
+  { source: `${SGL} :: TestQwen3CoderDetector.test_detect_and_parse_single_tool`, text: Q3('get_current_weather', { city: 'Dallas', state: 'TX', unit: 'fahrenheit' }), calls: [DALLAS], content: null, tools: SGL_Q3_TOOLS },
+  { source: `${SGL} :: TestQwen3CoderDetector.test_detect_and_parse_with_content`, text: `Sure! Let me check the weather for you.${Q3('get_current_weather', { city: 'Dallas', state: 'TX', unit: 'fahrenheit' })}`, calls: [DALLAS], content: 'Sure! Let me check the weather for you.', tools: SGL_Q3_TOOLS },
+  { source: `${SGL} :: TestQwen3CoderDetector.test_detect_and_parse_multiline_param`, text: Q3('calculate_area', { shape: 'rectangle', dimensions: '{"width": 10,\n "height": 20}', precision: '2' }), calls: [{ name: 'calculate_area', args: { shape: 'rectangle', dimensions: { width: 10, height: 20 }, precision: 2 } }], tools: SGL_Q3_TOOLS },
+  { source: `${SGL} :: TestQwen3CoderDetector.test_detect_and_parse_parallel_tools`, text: `${Q3('get_current_weather', { city: 'Dallas', state: 'TX', unit: 'fahrenheit' })}\n${Q3('get_current_weather', { city: 'Orlando', state: 'FL', unit: 'fahrenheit' })}`, calls: [DALLAS, { name: 'get_current_weather', args: { city: 'Orlando', state: 'FL', unit: 'fahrenheit' } }], content: null, tools: SGL_Q3_TOOLS },
+  { source: `${SGL} :: TestQwen3CoderDetector.test_parse_streaming_simple`, text: `Sure! Let me check the weather.${Q3_DALLAS_TX}`, calls: [{ name: 'get_current_weather', args: { city: 'Dallas', state: 'TX' } }], content: 'Sure! Let me check the weather.', tools: SGL_Q3_TOOLS },
+  { source: `${SGL} :: TestQwen3CoderDetector.test_parse_streaming_incomplete (completed)`, text: Q3_DALLAS_TX, calls: [{ name: 'get_current_weather', args: { city: 'Dallas', state: 'TX' } }], tools: SGL_Q3_TOOLS },
+  { source: `${SGL} :: TestQwen3CoderDetector.test_edge_case_no_parameters`, text: '<tool_call>\n<function=get_current_weather>\n</function>\n</tool_call>', calls: [{ name: 'get_current_weather', args: {} }], tools: SGL_Q3_TOOLS },
+  { source: `${SGL} :: TestQwen3CoderDetector.test_edge_case_special_chars_in_value`, text: Q3('get_current_weather', { city: 'Dallas->TX' }), calls: [{ name: 'get_current_weather', args: { city: 'Dallas->TX' } }], tools: SGL_Q3_TOOLS },
+  {
+    source: `${SGL} :: TestQwen3CoderDetector.test_extract_tool_calls_type_conversion`,
+    text: Q3('test_types', { int_param: '42', float_param: '3.14', bool_param: 'true', str_param: 'hello world', obj_param: '{"key": "value"}' }),
+    calls: [{ name: 'test_types', args: { int_param: 42, float_param: 3.14, bool_param: true, str_param: 'hello world', obj_param: { key: 'value' } } }],
+    tools: [{ name: 'test_types', parameters: { type: 'object', properties: { int_param: { type: 'integer' }, float_param: { type: 'float' }, bool_param: { type: 'boolean' }, str_param: { type: 'string' }, obj_param: { type: 'object' } } } }],
+  },
+  { source: `${SGL} :: TestQwen3CoderDetector.test_parse_streaming_incremental`, text: `I'll check the weather.${Q3_DALLAS_TX}`, calls: [{ name: 'get_current_weather', args: { city: 'Dallas', state: 'TX' } }], content: "I'll check the weather.", tools: SGL_Q3_TOOLS },
+  {
+    source: `${SGL} :: TestQwen3CoderDetector.test_parse_streaming_multiple_tools`,
+    text: INDENT(`${Q3_DALLAS_TX}\nSome text in between.\n${Q3('calculate_area', { shape: 'circle', dimensions: '{"radius": 5}' })}`),
+    calls: [{ name: 'get_current_weather', args: { city: 'Dallas', state: 'TX' } }, { name: 'calculate_area', args: { shape: 'circle', dimensions: { radius: 5 } } }],
+    content: 'Some text in between.',
+    tools: SGL_Q3_TOOLS,
+  },
+  { source: `${SGL} :: TestGlm4MoeDetector.test_single_tool_call`, text: GLM('get_weather', { city: 'Beijing', date: '2024-06-27' }), calls: [{ name: 'get_weather', args: { city: 'Beijing', date: '2024-06-27' } }], content: null, tools: SGL_GLM_TOOLS },
+  { source: `${SGL} :: TestGlm4MoeDetector.test_multiple_tool_calls`, text: GLM('get_weather', { city: 'Beijing', date: '2024-06-27' }) + GLM('get_weather', { city: 'Shanghai', date: '2024-06-28' }), calls: [{ name: 'get_weather', args: { city: 'Beijing', date: '2024-06-27' } }, { name: 'get_weather', args: { city: 'Shanghai', date: '2024-06-28' } }], content: null, tools: SGL_GLM_TOOLS },
+  { source: `${SGL} :: TestGlm4MoeDetector.test_invalid_tool_call`, text: '<tool_call>invalid_func\n<arg_key>city</arg_key>\n<arg_value>Beijing</arg_value>\n</tool_call>', calls: [], tools: SGL_GLM_TOOLS },
+  {
+    source: `${SGL} :: TestGlm4MoeDetector.test_array_argument_with_escaped_json (plain)`,
+    text: `<tool_call>todo_write\n<arg_key>todos</arg_key>\n<arg_value>${TODOS_JSON}</arg_value>\n</tool_call>`,
+    calls: [{ name: 'todo_write', args: { todos: TODOS } }],
+    tools: [{ name: 'todo_write', parameters: { type: 'object', properties: { todos: { type: 'array' } }, required: ['todos'] } }],
+  },
+  {
+    source: `${SGL} :: TestGlm4MoeDetector.test_array_argument_with_escaped_json (raw: literal \\n, escaped quotes)`,
+    text: `<tool_call>todo_write\\n<arg_key>todos</arg_key>\\n<arg_value>${TODOS_JSON.replaceAll('"', '\\"')}</arg_value>\n</tool_call>`,
+    calls: [{ name: 'todo_write', args: { todos: TODOS } }],
+    tools: [{ name: 'todo_write', parameters: { type: 'object', properties: { todos: { type: 'array' } }, required: ['todos'] } }],
+  },
+];
+
+export const HARVEST: HarvestCase[] = [
+  ...HARVEST_LFM2,
+  ...HARVEST_MINIMAX_M2,
+  ...HARVEST_HERMES,
+  ...HARVEST_QWEN3_CODER,
+  ...HARVEST_MISTRAL,
+  ...HARVEST_SGLANG,
+  ...HARVEST_SGLANG_MORE,
+  ...HARVEST_LLAMA3_JSON,
+  ...HARVEST_DEEPSEEK_V3,
+  ...HARVEST_STEP3,
+  ...HARVEST_GLM4_MOE,
+  ...HARVEST_KIMI_K2,
+  ...HARVEST_DEEPSEEK_V31,
+  ...HARVEST_HUNYUAN_A13B,
+  ...HARVEST_SEED_OSS,
+  ...HARVEST_JAMBA,
+];

@@ -67,8 +67,8 @@ export function readArgCall(text: string, start: number, env: ScanEnv, budget: R
   if (sep === 'partial') return ranOut(env);
   if (sep === 'yes') at += SEP.length;
   for (;;) {
-    at = skipWhitespace(text, at);
-    if (at >= text.length) return ranOut(env);
+    at = skipGap(text, at);
+    if (at >= text.length || partialEscape(text, at)) return ranOut(env);
     const close = literalAt(text, at, CLOSE);
     const key = literalAt(text, at, KEY_OPEN);
     if (close === 'yes') return { kind: 'ok', value: call, end: at + CLOSE.length };
@@ -92,6 +92,21 @@ export function readArgCall(text: string, start: number, env: ScanEnv, budget: R
   }
 }
 
+/**
+ * Skips whitespace and written-out `\n` (a backslash and an `n`): GLM-4.6 answers that went through
+ * one JSON encoding too many separate the name and the tags so, and SGLang's glm4_moe reads them.
+ */
+function skipGap(text: string, from: number): number {
+  let at = skipWhitespace(text, from);
+  while (text.startsWith('\\n', at)) at = skipWhitespace(text, at + 2);
+  return at;
+}
+
+/** A backslash that ends the text so far: a written-out `\n` may be under way. */
+function partialEscape(text: string, at: number): boolean {
+  return text[at] === '\\' && at + 1 >= text.length;
+}
+
 /** `k</arg_key> <arg_value>v</arg_value>`, from just after <arg_key>. */
 function readPair(text: string, from: number, env: ScanEnv): Read<[string, string]> {
   // Keys are parameter names: a closer that is not close by means this is not a key.
@@ -100,9 +115,9 @@ function readPair(text: string, from: number, env: ScanEnv): Read<[string, strin
   keyEnd += from;
   const key = text.slice(from, keyEnd).trim();
   if (key === '' || key.includes('<')) return READ_NONE;
-  const valueAt = skipWhitespace(text, keyEnd + KEY_CLOSE.length);
+  const valueAt = skipGap(text, keyEnd + KEY_CLOSE.length);
   const open = literalAt(text, valueAt, VALUE_OPEN);
-  if (open === 'no') return valueAt >= text.length ? ranOut(env) : READ_NONE;
+  if (open === 'no') return valueAt >= text.length || partialEscape(text, valueAt) ? ranOut(env) : READ_NONE;
   if (open === 'partial') return ranOut(env);
   const valueStart = valueAt + VALUE_OPEN.length;
   const valueEnd = indexFrom(text, VALUE_CLOSE, valueStart);

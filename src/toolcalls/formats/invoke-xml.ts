@@ -21,6 +21,8 @@ export interface InvokeTags {
    * one before the closing tag go.
    */
   stripValues?: boolean;
+  /** Values are kept exactly as written (Step-3 writes them inline, so whitespace there is data). */
+  verbatimValues?: boolean;
 }
 
 interface WrittenInvoke {
@@ -63,7 +65,7 @@ export function readInvoke(text: string, start: number, tags: InvokeTags, env: S
     const valueEnd = findParameterEnd(text, attributes.end, tags);
     if (valueEnd === undefined) return ranOut(env);
     const value = text.slice(attributes.end, valueEnd.start);
-    const raw = tags.stripValues ? value.trim() : trimNewlines(value);
+    const raw = tags.stripValues ? value.trim() : tags.verbatimValues ? value : trimNewlines(value);
     written.params.push({ key: attributes.value.name, raw, isString: attributes.value.isString });
     at = valueEnd.end;
   }

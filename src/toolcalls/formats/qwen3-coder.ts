@@ -294,12 +294,22 @@ export function typeValue(raw: string, propertySchema: unknown, budget: RepairBu
     if (type === 'number' && text !== '' && Number.isFinite(Number(text))) return Number(text);
     if (type === 'boolean' && (lowered === 'true' || lowered === 'false')) return lowered === 'true';
     if (type === 'object' || type === 'array') {
-      const parsed = parseJsonStrict(text) ?? parseJsonLenient(text, budget);
+      const parsed = parseJsonStrict(text) ?? parseEscapedJson(text) ?? parseJsonLenient(text, budget);
       if (type === 'object' ? isPlainObject(parsed) : Array.isArray(parsed)) return parsed;
     }
     if (type === 'null' && (lowered === 'null' || lowered === 'none')) return null;
   }
   return raw;
+}
+
+/**
+ * JSON written with escaped quotes (`[{\"id\": \"1\"}]`, encoded once more than it should be, as
+ * GLM-4.6 writes it): read as the body of a JSON string, then as JSON, as SGLang's glm4_moe reads it.
+ */
+function parseEscapedJson(text: string): unknown {
+  if (!text.includes('\\"')) return undefined;
+  const unescaped = parseJsonStrict(`"${text}"`);
+  return typeof unescaped === 'string' ? parseJsonStrict(unescaped) : undefined;
 }
 
 /** Type names tools declare outside JSON Schema (`"type": "float"`), read as vLLM's qwen3coder parser reads them. */

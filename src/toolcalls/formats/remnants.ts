@@ -120,7 +120,8 @@ function markedCall(text: string, from: number, env: ScanEnv, ctx: ParseContext)
 function nameOfId(id: string, args: Record<string, unknown>, ctx: ParseContext): string | undefined {
   if (COUNTER_ID.test(id)) return toolFittingArguments(args, ctx);
   const written = CALL_ID.exec(id);
-  if (!written) return undefined;
+  // `functions.invalid.0`: a counter after a dot is no id Kimi writes (vLLM's kimi_k2 skips it).
+  if (!written || /[.-]$/.test(written[1])) return undefined;
   // `functionsexec5` may name a tool `exec5`: the whole rest when the counted name is not declared.
   const whole = id.replace(/^functions[._]?/, '');
   return ctx.resolveName(written[1]) === null && ctx.resolveName(whole) !== null ? whole : written[1];

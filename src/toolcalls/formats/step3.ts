@@ -1,6 +1,7 @@
 import { skipWhitespace } from '../text/json-scan.js';
 import { defineFormat } from './define.js';
 import { type InvokeTags, invokeCalls, readInvoke } from './invoke-xml.js';
+import { readBareName } from './markup.js';
 import { INCOMPLETE, NONE, literalAt, outOfText } from './shared.js';
 import type { BlockMatch, ScanEnv } from './types.js';
 
@@ -18,7 +19,9 @@ const CALLS_END = '<｜tool_calls_end｜>';
 const CALL_BEGIN = '<｜tool_call_begin｜>';
 const CALL_END = '<｜tool_call_end｜>';
 const SEP = '<｜tool_sep｜>';
-const TAGS: InvokeTags = { prefix: 'steptml:' };
+// Values sit inline between the tags: surrounding whitespace is data (an edit tool's old_string), as
+// vLLM's step3 parser keeps it.
+const TAGS: InvokeTags = { prefix: 'steptml:', verbatimValues: true };
 const INVOKE_OPEN = '<steptml:invoke';
 const MAX_CALL_TYPE = 32;
 
@@ -59,12 +62,12 @@ export const step3Format = defineFormat({
         break;
       }
       if (callBegin === 'no') break;
-      const invokeAt = invokeStart(text, at + CALL_BEGIN.length, env);
-      if (invokeAt === 'incomplete') return INCOMPLETE;
-      if (invokeAt === undefined) break;
-      const invoke = readInvoke(text, invokeAt, TAGS, env, ctx.repairBudget);
+      const start = invokeStart(text, at + CALL_BEGIN.length, env);
+      if (start === 'incomplete') return INCOMPLETE;
+      if (start === undefined) break;
+      const invoke = readInvoke(text, start.at, TAGS, env, ctx.repairBudget);
       if (invoke.kind === 'incomplete') return INCOMPLETE;
-      if (invoke.kind === 'none') break;
+      if (invoke.kind === 'none' || (start.name !== undefined && start.name !== invoke.value.name)) break;
       at = skipWhitespace(text, invoke.end);
       const callEnd = literalAt(text, at, CALL_END);
       if (callEnd === 'partial' || (at >= text.length && !env.final)) return INCOMPLETE;
@@ -77,15 +80,22 @@ export const step3Format = defineFormat({
 
 /**
  * Where a call's invoke starts after <｜tool_call_begin｜>: after "function<｜tool_sep｜>" (the call
- * type, as the chat template writes it), or right there when the model left the type out.
+ * type, as the chat template writes it), or right there when the model left the type out. The type
+ * may be followed by the tool's name on its own line (`function<｜tool_sep｜>edit_file\n<steptml:invoke
+ * name="edit_file">`, as vLLM's step3 parser reads it); that name must be the invoke's.
  */
-function invokeStart(text: string, from: number, env: ScanEnv): number | 'incomplete' | undefined {
+function invokeStart(text: string, from: number, env: ScanEnv): { at: number; name?: string } | 'incomplete' | undefined {
   const bare = skipWhitespace(text, from);
   const opener = literalAt(text, bare, INVOKE_OPEN);
-  if (opener === 'yes') return bare;
+  if (opener === 'yes') return { at: bare };
   if (opener === 'partial' && !env.final) return 'incomplete';
   const window = text.slice(from, from + MAX_CALL_TYPE + SEP.length);
   const sepInWindow = window.indexOf(SEP);
   if (sepInWindow < 0) return !env.final && from + window.length >= text.length ? 'incomplete' : undefined;
-  return skipWhitespace(text, from + sepInWindow + SEP.length);
+  const afterType = skipWhitespace(text, from + sepInWindow + SEP.length);
+  if (literalAt(text, afterType, INVOKE_OPEN) !== 'no') return { at: afterType };
+  const name = readBareName(text, afterType, env);
+  if (name === 'incomplete') return 'incomplete';
+  if (name === undefined) return { at: afterType };
+  return { at: skipWhitespace(text, name.end), name: name.name };
 }
