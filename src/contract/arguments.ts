@@ -1,8 +1,7 @@
 import type { ErrorObject } from 'ajv';
 import { isRecord } from '../is-record.js';
-import { repairJsonBounded, type RepairBudget } from '../util/bounded-json.js';
-import { MAX_VALIDATED_CHARS } from '../toolcalls/arguments.js';
-import { findJsonEnd } from '../toolcalls/text/json-scan.js';
+import type { RepairBudget } from '../util/bounded-json.js';
+import { MAX_VALIDATED_CHARS, readArgumentsObject } from '../toolcalls/arguments.js';
 import { validatorFor } from '../toolcalls/schema-validators.js';
 
 // The contract's reading of one call's arguments: they must be a JSON object valid against the
@@ -53,32 +52,10 @@ function onlyFormats(errors: readonly ErrorObject[] | null | undefined): boolean
   return (errors ?? []).every((error) => error.keyword === 'format');
 }
 
-function parseObject(raw: string, budget: RepairBudget): { value: Record<string, unknown>; repaired: boolean } | 'cut off' | undefined {
+/** The arguments as an object (toolcalls/arguments.ts readArgumentsObject); blank text is `{}`, repaired. */
+function parseObject(raw: string, budget: RepairBudget): ReturnType<typeof readArgumentsObject> {
   const text = raw.trim();
-  if (text === '') return { value: {}, repaired: raw !== '{}' };
-  let parsed = parseOrUndefined(text);
-  let repaired = false;
-  if (typeof parsed === 'string') {
-    // Double-encoded: "{\"city\":\"Paris\"}" is the same object, written twice.
-    parsed = parseOrUndefined(parsed.trim());
-    repaired = true;
-  } else if (parsed === undefined) {
-    // Text cut off inside a string or before its closing brackets (max_tokens, a dropped stream):
-    // completing it would be a guess at what the model meant, not a repair of how it wrote it.
-    if (text.startsWith('{') && findJsonEnd(text, 0) === 'incomplete') return 'cut off';
-    const outcome = repairJsonBounded(text, budget);
-    parsed = 'repaired' in outcome ? parseOrUndefined(outcome.repaired) : undefined;
-    repaired = true;
-  }
-  return isRecord(parsed) ? { value: parsed, repaired } : undefined;
-}
-
-function parseOrUndefined(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
+  return text === '' ? { value: {}, repaired: true } : readArgumentsObject(text, budget);
 }
 
 /**

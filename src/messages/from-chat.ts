@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AssistantMessage, ChatChoice, ChatCompletion, FinishReason, Usage } from '../api/chat-types.js';
-import { isRecord } from '../is-record.js';
-import { repairJsonBounded, type RepairBudget } from '../util/bounded-json.js';
+import type { RepairBudget } from '../util/bounded-json.js';
+import { readArgumentsObject } from '../toolcalls/arguments.js';
 import { reasoningTextOf } from '../responses/from-chat.js';
 import type { MessageObject, MessageUsage, MessagesRequest, OutputBlock, StopReason } from './types.js';
 
@@ -42,36 +42,21 @@ export interface AnswerOptions {
  * tool_use input from chat arguments: always an object, as Anthropic's API guarantees and clients
  * rely on. Arguments are JSON text of an object (native calls pass as the upstream sent them, text
  * calls as toolgate wrote them); a double-encoded object ("{\"a\":1}") and JSON jsonrepair fixes
- * (bounded, the tenant's budget) are read as the object they stand for (`tool_input_repaired`);
- * anything else — not JSON, an array, a number — becomes `{}` (`tool_input_replaced`): a client
+ * (bounded, the tenant's budget) are read as the object they stand for (`tool_input_repaired`,
+ * toolcalls/arguments.ts readArgumentsObject); anything else — not JSON, cut off before its end, an
+ * array, a number — becomes `{}` (`tool_input_replaced`): a client
  * validates it against the tool's schema and tells the model what is missing.
  */
 export function inputOf(args: string, options: AnswerOptions = {}): Record<string, unknown> {
   const text = args.trim();
   if (text === '') return {};
-  let value = parseOrUndefined(text);
-  if (isRecord(value)) return value;
-  if (value === undefined && options.budget) value = repaired(text, options.budget);
-  if (typeof value === 'string') value = parseOrUndefined(value.trim()) ?? (options.budget ? repaired(value.trim(), options.budget) : undefined);
-  if (isRecord(value)) {
-    options.warn?.('tool_input_repaired');
-    return value;
+  const read = readArgumentsObject(text, options.budget);
+  if (typeof read === 'object') {
+    if (read.repaired) options.warn?.('tool_input_repaired');
+    return read.value;
   }
   options.warn?.('tool_input_replaced');
   return {};
-}
-
-function parseOrUndefined(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
-function repaired(text: string, budget: RepairBudget): unknown {
-  const outcome = repairJsonBounded(text, budget);
-  return 'repaired' in outcome ? parseOrUndefined(outcome.repaired) : undefined;
 }
 
 export function blocksOf(message: AssistantMessage, options: AnswerOptions = {}): OutputBlock[] {

@@ -2,6 +2,7 @@ import type { ErrorObject } from 'ajv';
 import { isRecord } from '../is-record.js';
 import { bracketDepth, type RepairBudget, repairJsonBounded, valueDepth } from '../util/bounded-json.js';
 import { validatorFor } from './schema-validators.js';
+import { findJsonEnd } from './text/json-scan.js';
 
 export { type CompiledSchema, MAX_SCHEMA_CHARS, validatorFor } from './schema-validators.js';
 
@@ -133,6 +134,27 @@ export function singleRequiredStringProperty(schema: unknown): string | undefine
   const property = properties[candidates[0]];
   const type = isRecord(property) ? property.type : undefined;
   return type === 'string' || (Array.isArray(type) && type.includes('string')) ? candidates[0] : undefined;
+}
+
+/**
+ * Arguments text (trimmed, not empty) read as the object it stands for: strict JSON, a
+ * double-encoded object, or — with a budget — what bounded jsonrepair mends (`repaired`). Never text
+ * cut off before its end ('cut off'): jsonrepair would complete it, a guess at what was meant.
+ * Undefined when it is no object. The contract and the Messages translation read arguments so.
+ */
+export function readArgumentsObject(text: string, budget?: RepairBudget): { value: JsonRecord; repaired: boolean } | 'cut off' | undefined {
+  const strict = parseOrUndefined(text);
+  if (isRecord(strict)) return { value: strict, repaired: false };
+  // Double-encoded: "{\"city\":\"SF\"}" is the same object, written twice.
+  const inner = typeof strict === 'string' ? strict.trim() : undefined;
+  const candidate = inner ?? text;
+  const value = inner !== undefined ? parseOrUndefined(inner) : undefined;
+  if (isRecord(value)) return { value, repaired: true };
+  if (strict !== undefined && inner === undefined) return undefined;
+  if (budget === undefined) return undefined;
+  if (candidate.startsWith('{') && findJsonEnd(candidate, 0) === 'incomplete') return 'cut off';
+  const repaired = repairOrUndefined(candidate, budget);
+  return isRecord(repaired) ? { value: repaired, repaired: true } : undefined;
 }
 
 function parseOrUndefined(text: string): unknown {

@@ -24,6 +24,9 @@ t.test('inputOf', async (t) => {
   for (const args of ['[1, 2]', '42', '"Paris"', 'null']) t.same(inputOf(args, options), {}, `${args} → {}`);
   t.same(seen, ['tool_input_replaced', 'tool_input_replaced', 'tool_input_replaced', 'tool_input_replaced']);
   t.same(inputOf("{'city': 'Paris'}"), {}, 'without a budget, nothing is repaired');
+  seen.length = 0;
+  t.same(inputOf('{"city": "Par', options), {}, 'cut off: never completed with a guess');
+  t.same(seen, ['tool_input_replaced']);
 });
 
 t.test('JSON and stream alike, through the gateway', async (t) => {

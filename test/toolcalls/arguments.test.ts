@@ -225,3 +225,13 @@ t.test('a key named __proto__ in arguments stays data when a value is coerced', 
   t.ok(Object.hasOwn(value, '__proto__'), 'an own property');
   t.equal(({} as Record<string, unknown>).polluted, undefined);
 });
+
+t.test('readArgumentsObject: strict, double-encoded or mended objects; never a completion of cut-off text', async (t) => {
+  t.same(checks.readArgumentsObject('{"a":1}', budget), { value: { a: 1 }, repaired: false });
+  t.same(checks.readArgumentsObject('"{\\"a\\":1}"', undefined), { value: { a: 1 }, repaired: true }, 'double-encoded needs no budget');
+  t.same(checks.readArgumentsObject("{'a': 1,}", budget), { value: { a: 1 }, repaired: true }, 'mended');
+  t.equal(checks.readArgumentsObject("{'a': 1,}", undefined), undefined, 'no budget, no mending');
+  t.equal(checks.readArgumentsObject('{"a": "x', budget), 'cut off');
+  t.equal(checks.readArgumentsObject('"{\\"a\\": \\"x"', budget), 'cut off', 'cut off inside a double encoding too');
+  for (const text of ['[1]', '42', 'null', 'not json']) t.equal(checks.readArgumentsObject(text, budget), undefined, text);
+});
