@@ -284,7 +284,7 @@ const CLIENT_MAY_RETRY = new Set(['rate_limit_exceeded']);
  * The headers of an error reply: the error's own (an upstream's `retry-after` among them) and
  * `x-should-retry: false` (obeyed by the official OpenAI and Anthropic SDKs, which otherwise retry
  * 408, 409, 429 and 5xx twice) on an error a client retry cannot change or toolgate already
- * retried: any 4xx but the key's per-minute rate limit, and every upstream failure (its retries
+ * retried: every 4xx but the key's per-minute rate limit, and every upstream failure (its retries
  * and fallbacks ran out) and contract error (its re-asks ran out). Gateway-side 5xx without an
  * upstream behind them (internal errors, Redis or the store unavailable, shutting down) are left
  * to the client's retry policy.

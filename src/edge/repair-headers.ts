@@ -9,5 +9,10 @@ export function mergeRepairHeaders(...headers: Array<string | undefined>): strin
       if (kind) counts.set(kind, (counts.get(kind) ?? 0) + Number(count ?? 0));
     }
   }
+  return countsHeader(counts);
+}
+
+/** `kind=n,…` of counts by kind; undefined when there are none. */
+export function countsHeader(counts: ReadonlyMap<string, number>): string | undefined {
   return counts.size === 0 ? undefined : [...counts].map(([kind, count]) => `${kind}=${count}`).join(',');
 }

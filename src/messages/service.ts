@@ -8,7 +8,7 @@ import { MessageEventSynthesizer, type MessageEvent } from './events.js';
 import { messageFromCompletion, newMessageId, type AnswerOptions } from './from-chat.js';
 import { repairMessages } from './repair/index.js';
 import { toChatRequest } from './to-chat.js';
-import { mergeRepairHeaders } from '../edge/repair-headers.js';
+import { countsHeader, mergeRepairHeaders } from '../edge/repair-headers.js';
 import { scopeOf } from '../util/scope.js';
 import type { MessageObject, MessagesRequest } from './types.js';
 
@@ -27,13 +27,13 @@ export async function createMessage(request: MessagesRequest, input: ChatCallInp
   // Limits are judged on what goes upstream, as on chat: one turn of N tool_result blocks is N chat messages.
   const maxMessages = gateway.loaded.config.limits.maxMessages;
   if (chat.messages.length > maxMessages) throw errors.tooManyTranslated('messages', maxMessages, chat.messages.length);
-  const translated = warningsHeader(warnings);
+  const translated = countsHeader(warnings);
   if (translated) input.log.debug({ warnings: translated }, 'messages request translated with warnings');
   // tool_use inputs the answer's translation had to repair or replace (said on JSON answers).
   const inputs = new Map<string, number>();
   const options: AnswerOptions = { budget: gateway.workBudgets.forScope(scopeOf(input.info.keyName)).repair, warn: (kind) => inputs.set(kind, (inputs.get(kind) ?? 0) + 1) };
   const result = await runEdge(chat, messagesDialect(request, options), input, gateway, { ...repairs, warnings: mergeRepairHeaders(repairs.warnings, translated) });
-  const answered = warningsHeader(inputs);
+  const answered = countsHeader(inputs);
   if (result.kind === 'json' && answered) {
     result.headers['x-toolgate-warnings'] = mergeRepairHeaders(result.headers['x-toolgate-warnings'], answered) ?? answered;
     input.info.repairHeaders(result.headers['x-toolgate-repairs'], result.headers['x-toolgate-warnings']);
@@ -49,9 +49,4 @@ export function messagesDialect(request: MessagesRequest, options: AnswerOptions
     events: () => new MessageEventSynthesizer(request, id, options),
     frame: (event) => sseEvent(event.type, JSON.stringify(event)),
   };
-}
-
-/** `kind=count,…` of what the translation could not carry; undefined when nothing. */
-export function warningsHeader(warnings: ReadonlyMap<string, number>): string | undefined {
-  return warnings.size === 0 ? undefined : [...warnings].map(([kind, count]) => `${kind}=${count}`).join(',');
 }
