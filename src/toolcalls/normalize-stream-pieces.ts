@@ -1,3 +1,4 @@
+import { mapBatch } from '../util/batch.js';
 import type { ChatChunk, ChunkChoice, ChunkDelta, ToolCallDelta } from '../api/chat-types.js';
 
 // Small builders of what the stream normalizer sends: chunks made from the upstream's header,
@@ -56,20 +57,9 @@ export function toLegacyPiece(piece: ChunkChoice): ChunkChoice | undefined {
 
 /** Chunks in the legacy protocol (toLegacyPiece per choice): for a stream judged as tool_calls first (the contract). */
 export function toLegacyChunks(chunks: ChatChunk[]): ChatChunk[] {
-  let out: ChatChunk[] | undefined;
-  for (let i = 0; i < chunks.length; i++) {
-    const chunk = chunks[i];
-    let choices: ChunkChoice[] | undefined;
-    for (let j = 0; j < chunk.choices.length; j++) {
-      const piece = toLegacyPiece(chunk.choices[j]);
-      if (piece === chunk.choices[j] && choices === undefined) continue;
-      choices ??= chunk.choices.slice(0, j);
-      if (piece !== undefined) choices.push(piece);
-    }
-    if (choices === undefined && out === undefined) continue;
-    out ??= chunks.slice(0, i);
-    if (choices === undefined) out.push(chunk);
-    else if (choices.length > 0 || (chunk.usage !== undefined && chunk.usage !== null)) out.push({ ...chunk, choices });
-  }
-  return out ?? chunks;
+  return mapBatch(chunks, (chunk) => {
+    const choices = mapBatch(chunk.choices, toLegacyPiece);
+    if (choices === chunk.choices) return chunk;
+    return choices.length > 0 || (chunk.usage !== undefined && chunk.usage !== null) ? { ...chunk, choices } : undefined;
+  });
 }

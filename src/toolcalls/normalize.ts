@@ -117,10 +117,6 @@ function normalizeNativeCall(call: ToolCall, ctx: NormalizeContext, report: Norm
   return { ...call, type: 'function', function: { ...fn, name, arguments: args } };
 }
 
-/**
- * A legacy `functions` request gets a legacy answer: the first call as `function_call` (the
- * protocol had one call per answer), finish_reason "function_call" unless the answer was cut off.
- */
 /** A completion in the legacy protocol (see toLegacy): for an answer judged as tool_calls first (the contract). */
 export function toLegacyCompletion(completion: ChatCompletion): ChatCompletion {
   let changed = false;
@@ -132,6 +128,10 @@ export function toLegacyCompletion(completion: ChatCompletion): ChatCompletion {
   return changed ? { ...completion, choices } : completion;
 }
 
+/**
+ * A legacy `functions` request gets a legacy answer: the first call as `function_call` (the
+ * protocol had one call per answer), finish_reason "function_call" unless the answer was cut off.
+ */
 function toLegacy(choice: ChatChoice): ChatChoice {
   const { tool_calls: calls, ...message } = choice.message;
   if (!calls || calls.length === 0) return choice;
