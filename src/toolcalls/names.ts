@@ -98,11 +98,9 @@ const QUALIFIER_SEPARATORS = ['.', '/', ':'];
 export function qualifierOf(name: string): string {
   const key = withoutWrappers(name.trim().toLowerCase());
   let qualifier = '';
-  if (key.startsWith(MCP_PREFIX)) {
-    const end = key.indexOf('__', MCP_PREFIX.length);
-    if (end > MCP_PREFIX.length && end + 2 < key.length) qualifier = key.slice(MCP_PREFIX.length, end);
-  }
-  if (qualifier === '') {
+  const mcp = mcpParts(key);
+  if (mcp) qualifier = mcp.server;
+  else {
     let cut = -1;
     for (const separator of QUALIFIER_SEPARATORS) cut = Math.max(cut, key.lastIndexOf(separator));
     if (cut > 0 && cut < key.length - 1) qualifier = key.slice(0, cut);
@@ -111,6 +109,13 @@ export function qualifierOf(name: string): string {
     .replace(/[\s\-.:/]+/g, '_')
     .replace(/_+/g, '_')
     .replace(/^_|_$/g, '');
+}
+
+/** `mcp__<server>__<tool>` split in its server and tool (lower case in, as is out); undefined for any other name. */
+function mcpParts(key: string): { server: string; tool: string } | undefined {
+  if (!key.startsWith(MCP_PREFIX)) return undefined;
+  const end = key.indexOf('__', MCP_PREFIX.length);
+  return end > MCP_PREFIX.length && end + 2 < key.length ? { server: key.slice(MCP_PREFIX.length, end), tool: key.slice(end + 2) } : undefined;
 }
 
 /** `key` (lower case) without the wrappers models put in front of names (`functions.`, `default_api:`…). */
@@ -136,11 +141,7 @@ export function normalizeToolName(name: string): string {
     .toLowerCase();
   // A model's wrapper may come before the server prefix too (`functions.mcp__prod__drop_table`).
   key = withoutWrappers(key);
-  if (key.startsWith(MCP_PREFIX)) {
-    const end = key.indexOf('__', MCP_PREFIX.length);
-    if (end > MCP_PREFIX.length && end + 2 < key.length) key = key.slice(end + 2);
-  }
-  key = withoutWrappers(key);
+  key = withoutWrappers(mcpParts(key)?.tool ?? key);
   key = key
     .replace(/[\s\-.:/]+/g, '_')
     .replace(/_+/g, '_')
