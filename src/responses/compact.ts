@@ -1,19 +1,22 @@
-import type { RawChatRequest, Usage } from '../api/chat-types.js';
+import type { RawChatRequest } from '../api/chat-types.js';
 import { errors } from '../errors.js';
 import type { Gateway } from '../pipeline/gateway.js';
 import { runChat } from '../pipeline/chat.js';
 import { providerContext } from '../pipeline/provider-context.js';
 import { targetFor, type ChatCallInput } from '../pipeline/request-info.js';
 import { RequestTelemetry, taskHeaderOf } from '../pipeline/telemetry.js';
-import { attempts, callWithFallbacks, type CallScope } from '../pipeline/upstream-caller.js';
+import type { CallScope } from '../pipeline/upstream-caller.js';
+import type { ResolvedModel } from '../routing/router.js';
 import { scopeOf } from '../util/scope.js';
 import { encodeCompaction, transcriptOf } from './compaction.js';
+import { toResponseUsage } from './from-chat.js';
+import { callNative, jsonAttempt } from './native.js';
 import { loadHistoryContext } from './context.js';
 import { newId } from './ids.js';
 import { repairItems } from './repair-items.js';
 import { resolveReferences } from './service.js';
 import { toChatRequest } from './to-chat.js';
-import { isMessage, isRecord, itemText, type Item, type ResponsesRequest } from '../api/responses-types.js';
+import { isMessage, isRecord, itemText, type Item, type ResponsesRequest, type ResponseUsage } from '../api/responses-types.js';
 
 // POST /v1/responses/compact: a conversation (input, and the previous_response_id chain) → a
 // `response.compaction` object whose output is the conversation's user messages plus one
@@ -26,8 +29,11 @@ export interface CompactResource {
   object: 'response.compaction';
   created_at: number;
   output: Item[];
-  usage: Record<string, unknown>;
+  usage: ResponseUsage;
 }
+
+/** The usage of a summary whose upstream reported none. */
+const NO_USAGE = toResponseUsage({ prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 }) as ResponseUsage;
 
 const PROMPT =
   'You compact conversations. Write a summary of the conversation below that lets an assistant continue it without the original: ' +
@@ -37,7 +43,7 @@ const PROMPT =
 export async function compactResponse(request: ResponsesRequest, input: ChatCallInput, gateway: Gateway): Promise<{ body: Record<string, unknown>; headers: Record<string, string> }> {
   input.info.requested(request.model, false);
   const target = targetFor(request.model, input, gateway.router);
-  if (target.provider.responses?.compact) return { body: await relay(request, input, gateway), headers: {} };
+  if (target.provider.responses?.compact) return { body: await relay(request, target, input, gateway), headers: {} };
 
   const items = repairItems(request.input, gateway.repairOptions).items;
   const store = gateway.responseStore.forScope(scopeOf(input.info.keyName));
@@ -57,48 +63,25 @@ export async function compactResponse(request: ResponsesRequest, input: ChatCall
     ...kept.map((item) => ({ id: newId('msg'), type: 'message', role: 'user', status: 'completed', content: [{ type: 'input_text', text: itemText(item.content) }] })),
     { id: newId('cmp'), type: 'compaction', encrypted_content: encodeCompaction(summary) },
   ];
-  const body: CompactResource = { id: newId('resp'), object: 'response.compaction', created_at: Math.floor(Date.now() / 1000), output, usage: responseUsage(result.completion.usage) };
+  const body: CompactResource = { id: newId('resp'), object: 'response.compaction', created_at: Math.floor(Date.now() / 1000), output, usage: toResponseUsage(result.completion.usage) ?? NO_USAGE };
   return { body: body as unknown as Record<string, unknown>, headers: result.headers };
 }
 
 /** OpenAI compacts itself: the request goes to its /responses/compact through the one upstream caller. */
-async function relay(request: ResponsesRequest, input: ChatCallInput, gateway: Gateway): Promise<Record<string, unknown>> {
-  const target = targetFor(request.model, input, gateway.router);
+async function relay(request: ResponsesRequest, target: ResolvedModel, input: ChatCallInput, gateway: Gateway): Promise<Record<string, unknown>> {
   const view = toChatRequest(request, request.input, { provider: target.provider.settings.name, lenient: true });
   const telemetry = new RequestTelemetry(gateway, input.info, view, taskHeaderOf(input.headers));
   const scope: CallScope = { gateway, context: providerContext(target, input, gateway), telemetry, info: input.info };
-  const { result } = await callWithFallbacks(
+  const { result } = await callNative(
     scope,
     target,
-    (candidate, candidateContext, canFallBack) =>
-      attempts({
-        scope,
-        target: candidate,
-        context: candidateContext,
-        canFallBack,
-        send: async (permit, settle) => {
-          const compact = candidate.provider.responses?.compact;
-          if (!compact) throw errors.internal(`Provider '${candidate.provider.settings.name}' cannot compact.`);
-          const answer = await compact({ ...request, model: candidate.upstreamModel }, candidateContext);
-          settle('success');
-          permit.report('success');
-          return answer;
-        },
+    (native, candidate, context) =>
+      jsonAttempt(() => {
+        if (!native.compact) throw errors.internal(`Provider '${candidate.provider.settings.name}' cannot compact.`);
+        return native.compact({ ...request, model: candidate.upstreamModel }, context);
       }),
-    (candidate) => candidate.provider.responses?.compact !== undefined,
+    (native) => native.compact !== undefined,
   );
   if (!isRecord(result) || !Array.isArray(result.output)) throw errors.upstreamBadResponse(target.provider.settings.name, 'a compaction without output');
   return result;
-}
-
-function responseUsage(usage: Usage | undefined): Record<string, unknown> {
-  const input = usage?.prompt_tokens ?? 0;
-  const output = usage?.completion_tokens ?? 0;
-  return {
-    input_tokens: input,
-    input_tokens_details: { cached_tokens: usage?.prompt_tokens_details?.cached_tokens ?? 0, cache_write_tokens: 0 },
-    output_tokens: output,
-    output_tokens_details: { reasoning_tokens: usage?.completion_tokens_details?.reasoning_tokens ?? 0 },
-    total_tokens: usage?.total_tokens ?? input + output,
-  };
 }

@@ -67,23 +67,10 @@ async function nativeChain(prepared: Prepared, target: ResolvedModel, input: Cha
     telemetry.answer(served, report, report.mode, usage, (view.tools?.length ?? 0) > 0);
   };
 
-  // The one upstream caller: breakers, retries, the fallbacks that speak /responses too, redaction.
-  const call = <T>(send: (native: NativeResponses, candidate: ResolvedModel, context: ProviderCallContext) => (permit: TargetPermit, settle: Settle) => Promise<T>) =>
-    callWithFallbacks(
-      scope,
-      target,
-      (candidate, candidateContext, canFallBack) =>
-        attempts({ scope, target: candidate, context: candidateContext, canFallBack, send: send(nativeOf(candidate), candidate, candidateContext) }),
-      (candidate) => candidate.provider.responses !== undefined,
-    );
+  const call = <T>(send: NativeSend<T>) => callNative(scope, target, send);
 
   if (request.stream !== true) {
-    const { result: response, target: served } = await call((native, candidate, candidateContext) => async (permit, settle) => {
-      const answer = await native.create(bodyFor(candidate), candidateContext);
-      settle('success');
-      permit.report('success');
-      return answer;
-    });
+    const { result: response, target: served } = await call((native, candidate, candidateContext) => jsonAttempt(() => native.create(bodyFor(candidate), candidateContext)));
     telemetry.firstToken(served);
     if (isResponse(response)) {
       answered(served, response);
@@ -144,6 +131,32 @@ async function* readEvents(events: AsyncIterable<SseEvent>, candidate: ResolvedM
     if (!isEventName(type)) throw errors.upstreamBadResponse(candidate.provider.settings.name, 'an event type with a line break');
     yield { type, text, data };
   }
+}
+
+/** One attempt at a native endpoint: what to send to `candidate`, as the upstream caller's `send`. */
+export type NativeSend<T> = (native: NativeResponses, candidate: ResolvedModel, context: ProviderCallContext) => (permit: TargetPermit, settle: Settle) => Promise<T>;
+
+/**
+ * The one upstream caller for a native Responses endpoint: breakers, retries, redaction, and the
+ * fallbacks whose provider speaks it (`speaks`: all of /responses by default).
+ */
+export function callNative<T>(scope: CallScope, target: ResolvedModel, send: NativeSend<T>, speaks: (native: NativeResponses) => boolean = () => true): Promise<{ result: T; target: ResolvedModel }> {
+  return callWithFallbacks(
+    scope,
+    target,
+    (candidate, candidateContext, canFallBack) => attempts({ scope, target: candidate, context: candidateContext, canFallBack, send: send(nativeOf(candidate), candidate, candidateContext) }),
+    (candidate) => candidate.provider.responses !== undefined && speaks(candidate.provider.responses),
+  );
+}
+
+/** A JSON exchange as one attempt: settled as a success once it answers. */
+export function jsonAttempt<T>(exchange: () => Promise<T>): (permit: TargetPermit, settle: Settle) => Promise<T> {
+  return async (permit, settle) => {
+    const answer = await exchange();
+    settle('success');
+    permit.report('success');
+    return answer;
+  };
 }
 
 function nativeOf(candidate: ResolvedModel): NativeResponses {
